@@ -1,0 +1,15 @@
+// Package clock owns time and randomness for the whole runtime.
+//
+// Every timer the runtime arms and every "now" it reads goes through a
+// [Clock]; every identifier it makes comes from a [Rand]. Production uses
+// [Real] and [NewCryptoRand]; tests and the deterministic simulator use
+// [Manual] and [NewSeededRand], which make time and ids a pure function of
+// the test's inputs and seed.
+//
+// Concurrency contract: [Real], [Manual] and the [Rand] implementations are
+// safe for use by many goroutines. [Manual] runs due timer callbacks on the
+// goroutine that calls [Manual.Advance] (or [Manual.FireNext]), one at a time,
+// in order of due time and then of arming, never while holding its lock, so a
+// callback may arm or stop timers. No other package may read the wall clock
+// or sleep: a test in the module root enforces that.
+package clock

@@ -1,0 +1,265 @@
+package transports
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// Dialer is the production connection port: it opens real connections and
+// bridges their blocking I/O to messages delivered through a Sink.
+//
+// Goroutines: one per dial, one per in-flight request, the transports' own
+// readers, and one shutdown goroutine per closing connection. All are
+// counted; Wait returns when every one of them has ended.
+type Dialer struct {
+	// Clock times the grace periods of process termination.
+	Clock clock.Clock
+	// Stderr, when set, receives each stderr line of stdio servers whose
+	// endpoint has Debug set. It must not block.
+	Stderr func(server, line string)
+	// Logger receives transport-library diagnostics; nil discards them.
+	Logger *slog.Logger
+
+	wg sync.WaitGroup
+}
+
+var _ messages.Dialer = (*Dialer)(nil)
+
+// Wait blocks until every goroutine the dialer started has returned. Call
+// it after every connection has reported ConnClosed.
+func (d *Dialer) Wait() { d.wg.Wait() }
+
+func (d *Dialer) clock() clock.Clock { return clock.Or(d.Clock) }
+
+func (d *Dialer) logger() *slog.Logger {
+	if d.Logger != nil {
+		return d.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (d *Dialer) spawn(f func()) {
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		f()
+	}()
+}
+
+// dialing is a dial in progress.
+type dialing struct {
+	cancel context.CancelFunc
+	done   atomic.Bool
+}
+
+// Cancel abandons the dial if it has not finished.
+func (g *dialing) Cancel() {
+	if !g.done.Load() {
+		g.cancel()
+	}
+}
+
+// Dial opens a connection on a goroutine and reports the DialResult to sink.
+func (d *Dialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dialing {
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &dialing{cancel: cancel}
+	d.spawn(func() {
+		c, info, err := d.open(ctx, cancel, req, sink)
+		g.done.Store(true)
+		if err != nil {
+			cancel()
+			sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Err: err})
+			return
+		}
+		sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Conn: c, Info: info})
+		c.markOpen()
+	})
+	return g
+}
+
+// open builds the transport, starts it and runs the handshake. On failure
+// everything it started is released before it returns.
+func (d *Dialer) open(ctx context.Context, cancel context.CancelFunc, req messages.DialRequest, sink messages.Sink) (*conn, messages.ServerInfo, *messages.Error) {
+	ep := req.Endpoint
+	c := newConn(d, req, sink, ctx, cancel)
+	var err error
+	switch ep.Kind() {
+	case messages.TransportStdio:
+		err = c.openStdio()
+	case messages.TransportSocket:
+		err = c.openSocket(ctx)
+	case messages.TransportHTTP:
+		err = c.openHTTP(false)
+	default:
+		return nil, messages.ServerInfo{}, messages.Errorf(messages.KindConfig, req.Server, "no command, url or socket configured")
+	}
+	if err != nil {
+		return nil, messages.ServerInfo{}, c.classify(messages.KindConnectFailed, err)
+	}
+	info, herr := c.start(ctx, ep.ProtocolVersion)
+	if herr != nil && ep.Kind() == messages.TransportHTTP && c.fallbackToSSE(herr) {
+		c.release()
+		c = newConn(d, req, sink, ctx, cancel)
+		if err := c.openHTTP(true); err != nil {
+			return nil, messages.ServerInfo{}, c.classify(messages.KindConnectFailed, err)
+		}
+		info, herr = c.start(ctx, messages.Protocol20251125)
+	}
+	if herr != nil {
+		c.release()
+		if ctx.Err() != nil {
+			return nil, messages.ServerInfo{}, messages.Errorf(messages.KindAborted, req.Server, "connect cancelled")
+		}
+		return nil, messages.ServerInfo{}, c.handshakeError(herr)
+	}
+	info.Transport = c.kind
+	return c, info, nil
+}
+
+// start starts the transport and negotiates the protocol.
+func (c *conn) start(ctx context.Context, pv string) (messages.ServerInfo, error) {
+	if err := c.tr.Start(c.ctx); err != nil {
+		return messages.ServerInfo{}, c.withStatus(err)
+	}
+	info, err := handshake(ctx, c.tr, c.ids, pv, c.sess)
+	return info, c.withStatus(err)
+}
+
+// fallbackToSSE reports whether a failed Streamable HTTP handshake means the
+// endpoint speaks only legacy HTTP+SSE: it refused the POST with 404, 405
+// or 406.
+func (c *conn) fallbackToSSE(err error) bool {
+	switch c.statusOf(err) {
+	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotAcceptable:
+		return true
+	}
+	return false
+}
+
+func (c *conn) openStdio() error {
+	var mirror func(string)
+	if c.endpoint.Debug && c.d.Stderr != nil {
+		server, sink := c.server, c.d.Stderr
+		mirror = func(line string) { sink(server, line) }
+	}
+	p, err := startProcess(c.endpoint, mirror)
+	if err != nil {
+		return err
+	}
+	c.proc = p
+	c.kind = messages.TransportStdio
+	c.lc = newLineConn(p.stdout, p.stdin, c.onNotification, c.onReadEnd)
+	c.tr = c.lc
+	return nil
+}
+
+func (c *conn) openSocket(ctx context.Context) error {
+	var dialer net.Dialer
+	nc, err := dialer.DialContext(ctx, "unix", c.endpoint.Socket)
+	if err != nil {
+		return err
+	}
+	c.sock = nc
+	c.kind = messages.TransportSocket
+	c.lc = newLineConn(nc, nc.(*net.UnixConn), c.onNotification, c.onReadEnd)
+	c.tr = c.lc
+	return nil
+}
+
+func (c *conn) openHTTP(legacySSE bool) error {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	c.http = &limitedTransport{base: base}
+	client := &http.Client{Transport: c.http}
+	headers := c.endpoint.Headers
+	if legacySSE {
+		sse, err := transport.NewSSE(c.endpoint.URL,
+			transport.WithHTTPClient(client), transport.WithHeaders(headers),
+			transport.WithSSELogger(c.d.logger()),
+			transport.WithResponseTimeout(noCeiling), transport.WithEndpointTimeout(noCeiling))
+		if err != nil {
+			return errBadURL
+		}
+		sse.SetConnectionLostHandler(c.onSSELost)
+		sse.SetNotificationHandler(c.onTypedNotification)
+		c.tr, c.kind = sse, messages.TransportSSE
+		return nil
+	}
+	sh, err := transport.NewStreamableHTTP(c.endpoint.URL,
+		transport.WithHTTPBasicClient(client), transport.WithHTTPHeaders(headers),
+		transport.WithHTTPLogger(c.d.logger()))
+	if err != nil {
+		return errBadURL
+	}
+	sh.SetNotificationHandler(c.onTypedNotification)
+	c.tr, c.kind = sh, messages.TransportHTTP
+	c.sess.http = true
+	return nil
+}
+
+// onTypedNotification receives notifications from mcp-go's HTTP transports,
+// which decode them into maps; they are re-encoded once for the sink.
+func (c *conn) onTypedNotification(n mcp.JSONRPCNotification) {
+	params, err := json.Marshal(n.Params)
+	if err != nil {
+		return
+	}
+	c.onNotification(n.Method, params)
+}
+
+// idSource makes the JSON-RPC ids of one connection: the dial's random
+// prefix and a counter, as strings, so they never collide with a server's
+// or another client's numeric ids.
+type idSource struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+func (s *idSource) next() mcp.RequestId {
+	return mcp.NewRequestId(s.prefix + "-h" + strconv.FormatUint(s.n.Add(1), 10))
+}
+
+func (s *idSource) forOp(id messages.OpID) mcp.RequestId {
+	return mcp.NewRequestId(s.prefix + "-" + strconv.FormatUint(uint64(id), 10))
+}
+
+// secretsOf lists every configured value of an endpoint, for scrubbing.
+func secretsOf(ep messages.Endpoint) []string {
+	var s []string
+	s = append(s, ep.Command, ep.Cwd, ep.Socket, ep.URL)
+	s = append(s, ep.Args...)
+	for _, v := range ep.Env {
+		s = append(s, v)
+	}
+	for _, v := range ep.Headers {
+		s = append(s, v)
+	}
+	if u, err := url.Parse(ep.URL); err == nil {
+		if p, ok := u.User.Password(); ok {
+			s = append(s, p)
+		}
+		s = append(s, u.User.Username(), u.RawQuery)
+	}
+	out := s[:0]
+	for _, v := range s {
+		if len(v) >= 6 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+var _ io.Closer = (*net.UnixConn)(nil)

@@ -1,0 +1,36 @@
+// Package transports opens connections to MCP servers and bridges their
+// blocking I/O to the runtime's asynchronous connection port
+// (messages.Dialer and messages.Conn).
+//
+// What it owns:
+//   - stdio: spawning the server in its own process group with a minimal
+//     inherited environment plus its configured env, keeping the last 64 KiB
+//     of its stderr (mirrored only for debug: true), and on close
+//     terminating and reaping it and signalling its whole group;
+//   - Unix sockets: newline-delimited JSON-RPC as rmcp-mux serves it;
+//   - our own newline-delimited JSON-RPC codec for both, implementing
+//     mcp-go's transport interface, refusing lines over 16 MiB and output
+//     that is not JSON-RPC, and handing notifications over as raw bytes;
+//   - Streamable HTTP and legacy HTTP+SSE through mcp-go's transports, with
+//     an http.RoundTripper that bounds every JSON body and every SSE event
+//     to 16 MiB, falls back to legacy SSE when the endpoint refuses POST with
+//     404, 405 or 406, and lifts mcp-go's 60 s SSE response ceiling;
+//   - the handshake: protocolVersion auto (initialize 2025-11-25 first,
+//     server/discover only when refused), 2025-11-25 or 2026-07-28, and on
+//     2026-07-28 connections the _meta envelope and Mcp-Method/Mcp-Name
+//     headers on every request;
+//   - cancellation per transport: notifications/cancelled on stdio, sockets
+//     and legacy SSE; abort of the one HTTP exchange on Streamable HTTP;
+//   - error classification that never prints a URL, header or env value.
+//
+// Concurrency contract: the Dialer's methods and every Conn method return
+// at once; the work runs on goroutines the Dialer starts and counts (one per
+// dial, one per in-flight request, one reader per stdio or socket
+// connection, one per closing connection). Outcomes reach the caller only
+// through the Sink given to Dial. For one connection, every OpResult and
+// ConnNotification precedes its ConnClosed, and ConnClosed is sent only
+// after every goroutine of the connection has returned and any child
+// process has been reaped. Dialer.Wait returns when all goroutines of all
+// connections have ended. Time (grace periods) comes from the injected
+// clock.
+package transports

@@ -1,0 +1,63 @@
+package transports
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// session is what a handshake fixed for the rest of a connection: the
+// protocol version and, on 2026-07-28, the envelope every request carries.
+type session struct {
+	version string
+	modern  bool
+	http    bool // Streamable HTTP: requests also carry Mcp-Method/Mcp-Name
+	client  mcp.Implementation
+}
+
+// clientCapabilities is what mcprt declares: nothing optional yet (no
+// sampling, elicitation or roots).
+var clientCapabilities = json.RawMessage(`{}`)
+
+// prepare returns the params and HTTP headers to send for a request. On
+// legacy connections params go out untouched. On 2026-07-28 connections the
+// _meta envelope (protocol version, client capabilities, client info) is
+// merged into params, and over HTTP the standard headers are added, exactly
+// as mcp-go does for its typed calls.
+func (s *session) prepare(method string, params json.RawMessage) (json.RawMessage, http.Header, error) {
+	if !s.modern {
+		return params, nil, nil
+	}
+	fields := map[string]json.RawMessage{}
+	if len(params) > 0 && string(params) != "null" {
+		if err := json.Unmarshal(params, &fields); err != nil {
+			return nil, nil, errParamsNotObject
+		}
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := fields["_meta"]; ok {
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			return nil, nil, errParamsNotObject
+		}
+	}
+	meta[mcp.MetaKeyProtocolVersion], _ = json.Marshal(s.version)
+	meta[mcp.MetaKeyClientCapabilities] = clientCapabilities
+	meta[mcp.MetaKeyClientInfo], _ = json.Marshal(s.client)
+	fields["_meta"], _ = json.Marshal(meta)
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !s.http {
+		return out, nil, nil
+	}
+	var header http.Header
+	if std := mcp.StandardHeaders(s.version, mcp.MCPMethod(method), out); len(std) > 0 {
+		header = make(http.Header, len(std))
+		for k, v := range std {
+			header.Set(k, v)
+		}
+	}
+	return out, header, nil
+}

@@ -1,0 +1,110 @@
+package transports
+
+import (
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+	"sync/atomic"
+)
+
+// limitedTransport wraps an http.RoundTripper so that no server can make the
+// client buffer without bound: a JSON body over MaxFrame, or one SSE event
+// over MaxFrame (plus framing), fails the read with ErrFrameTooLarge. It
+// also records HTTP statuses (the most recent one, and each request's in
+// the statusSlot its context carries), which decide the fallback to legacy
+// HTTP+SSE and make error messages precise, and whether any body broke the
+// limit, which becomes the reason a connection closed.
+type limitedTransport struct {
+	base http.RoundTripper
+
+	lastStatus atomic.Int32 // status of the most recent response
+	violation  atomic.Bool  // some body broke the frame limit
+}
+
+func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	t.lastStatus.Store(int32(resp.StatusCode))
+	if slot, ok := req.Context().Value(statusKey{}).(*statusSlot); ok {
+		slot.status.Store(int32(resp.StatusCode))
+	}
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if media == "text/event-stream" {
+		resp.Body = &sseLimitReader{rc: resp.Body, limit: MaxFrame + sseFraming, owner: t}
+	} else {
+		resp.Body = &bodyLimitReader{rc: resp.Body, left: MaxFrame + 1, owner: t}
+	}
+	return resp, nil
+}
+
+// bodyLimitReader fails once more than MaxFrame bytes have been read.
+type bodyLimitReader struct {
+	rc    io.ReadCloser
+	left  int64
+	owner *limitedTransport
+}
+
+func (b *bodyLimitReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		b.owner.violation.Store(true)
+		return 0, ErrFrameTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.left <= 0 && err == nil {
+		b.owner.violation.Store(true)
+		return n, ErrFrameTooLarge
+	}
+	return n, err
+}
+
+func (b *bodyLimitReader) Close() error { return b.rc.Close() }
+
+// sseLimitReader fails when one SSE event (the bytes between two blank
+// lines) grows past limit. It scans what passes through and keeps nothing.
+type sseLimitReader struct {
+	rc    io.ReadCloser
+	limit int
+	owner *limitedTransport
+
+	mu     sync.Mutex // Read and Close may race when a context ends
+	event  int        // bytes of the current event so far
+	atLine bool       // the previous byte ended a line
+	failed bool
+}
+
+func (s *sseLimitReader) Read(p []byte) (int, error) {
+	n, err := s.rc.Read(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed {
+		return 0, ErrFrameTooLarge
+	}
+	for _, c := range p[:n] {
+		switch c {
+		case '\n':
+			if s.atLine {
+				s.event = 0
+			}
+			s.atLine = true
+		case '\r':
+		default:
+			s.atLine = false
+		}
+		s.event++
+		if s.event > s.limit {
+			s.failed = true
+			s.owner.violation.Store(true)
+			return 0, ErrFrameTooLarge
+		}
+	}
+	return n, err
+}
+
+func (s *sseLimitReader) Close() error { return s.rc.Close() }

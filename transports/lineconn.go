@@ -1,0 +1,327 @@
+package transports
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// lineConn speaks newline-delimited JSON-RPC over a reader and a writer: a
+// stdio child's stdout and stdin, or a Unix socket. It implements mcp-go's
+// transport.BidirectionalInterface so mcp-go code can sit on top, and it
+// hands every server notification to rawNote as raw bytes, so notifications
+// are decoded once, typed, by whoever consumes them.
+//
+// Goroutines: one reader, started by Start and ended by EOF, a read error,
+// a protocol violation or Close; plus one per server-to-client request while
+// its handler runs. Frame writes are serialised by wmu.
+type lineConn struct {
+	r io.Reader
+	w io.WriteCloser
+	// rawNote receives every notification's method and params; it must not
+	// block for long (the reader waits for it).
+	rawNote func(method string, params json.RawMessage)
+	// onEnd is called once, from the reader goroutine, when reading stops;
+	// err is nil after Close.
+	onEnd func(err error)
+
+	wmu sync.Mutex // serialises frame writes
+
+	mu sync.Mutex
+	// The fields below are guarded by mu.
+	pending   map[string]chan *transport.JSONRPCResponse
+	closed    bool
+	started   bool
+	onRequest transport.RequestHandler
+	reqCtx    context.Context
+
+	done    chan struct{} // closed when reading has stopped
+	endErr  error         // why reading stopped; written before done closes
+	workers sync.WaitGroup
+}
+
+var _ transport.BidirectionalInterface = (*lineConn)(nil)
+
+func newLineConn(r io.Reader, w io.WriteCloser, rawNote func(string, json.RawMessage), onEnd func(error)) *lineConn {
+	return &lineConn{
+		r:       r,
+		w:       w,
+		rawNote: rawNote,
+		onEnd:   onEnd,
+		pending: make(map[string]chan *transport.JSONRPCResponse),
+		done:    make(chan struct{}),
+		reqCtx:  context.Background(),
+	}
+}
+
+// Start begins reading. ctx bounds server-to-client request handlers.
+func (c *lineConn) Start(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started {
+		return nil
+	}
+	if c.closed {
+		return ErrClosed
+	}
+	c.started = true
+	c.reqCtx = ctx
+	c.workers.Add(1)
+	go c.readLoop()
+	return nil
+}
+
+// frame is every JSON-RPC message shape at once; one decode classifies it.
+type frame struct {
+	ID     json.RawMessage          `json:"id"`
+	Method string                   `json:"method"`
+	Params json.RawMessage          `json:"params"`
+	Result json.RawMessage          `json:"result"`
+	Error  *mcp.JSONRPCErrorDetails `json:"error"`
+}
+
+func (c *lineConn) readLoop() {
+	defer c.workers.Done()
+	err := readLines(c.r, MaxFrame, c.handleLine)
+	c.mu.Lock()
+	if c.closed {
+		err = nil
+	}
+	c.closed = true
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	c.endErr = err
+	close(c.done)
+	for _, ch := range pending {
+		close(ch)
+	}
+	if c.onEnd != nil {
+		c.onEnd(err)
+	}
+}
+
+// readLines calls handle for every non-blank line of r, refusing lines over
+// limit. It returns nil at EOF, or the error that stopped it.
+func readLines(r io.Reader, limit int, handle func([]byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > limit+1 { // +1 for the newline itself
+			return ErrFrameTooLarge
+		}
+		if err == bufio.ErrBufferFull {
+			line = append(line, chunk...)
+			continue
+		}
+		full := chunk
+		if len(line) > 0 {
+			line = append(line, chunk...)
+			full = line
+		}
+		if trimmed := bytes.TrimSpace(full); len(trimmed) > 0 {
+			if herr := handle(trimmed); herr != nil {
+				return herr
+			}
+		}
+		line = line[:0]
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (c *lineConn) handleLine(line []byte) error {
+	var f frame
+	if line[0] != '{' || json.Unmarshal(line, &f) != nil {
+		return ErrNotJSON
+	}
+	hasID := len(f.ID) > 0 && string(f.ID) != "null"
+	switch {
+	case f.Method != "" && !hasID:
+		if c.rawNote != nil {
+			c.rawNote(f.Method, f.Params)
+		}
+	case f.Method != "":
+		var id mcp.RequestId
+		if err := id.UnmarshalJSON(f.ID); err != nil {
+			return ErrNotJSON
+		}
+		c.serveRequest(transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: f.Method, Params: f.Params})
+	default:
+		var id mcp.RequestId
+		if err := id.UnmarshalJSON(f.ID); err != nil || !hasID {
+			return nil // a response without a usable id answers nothing we sent
+		}
+		key := id.String()
+		c.mu.Lock()
+		ch := c.pending[key]
+		delete(c.pending, key)
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: f.Result, Error: f.Error}
+		}
+	}
+	return nil
+}
+
+// serveRequest answers a server-to-client request on its own goroutine.
+func (c *lineConn) serveRequest(req transport.JSONRPCRequest) {
+	c.mu.Lock()
+	handler, ctx, closed := c.onRequest, c.reqCtx, c.closed
+	if !closed {
+		c.workers.Add(1)
+	}
+	c.mu.Unlock()
+	if closed {
+		return
+	}
+	go func() {
+		defer c.workers.Done()
+		var resp *transport.JSONRPCResponse
+		if handler == nil {
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "client does not support "+req.Method, nil)
+		} else if r, err := handler(ctx, req); err != nil {
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
+		} else {
+			resp = r
+		}
+		if resp != nil {
+			if b, err := json.Marshal(resp); err == nil {
+				_ = c.writeFrame(b)
+			}
+		}
+	}()
+}
+
+func (c *lineConn) writeFrame(b []byte) error {
+	if len(b) > MaxFrame {
+		return ErrFrameTooLarge
+	}
+	b = append(b, '\n')
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	select {
+	case <-c.done:
+		return ErrClosed
+	default:
+	}
+	if _, err := c.w.Write(b); err != nil {
+		return fmt.Errorf("%w: write: %w", ErrClosed, err)
+	}
+	return nil
+}
+
+// SendRequest writes the request and waits for its response, the context's
+// end, or the connection's end.
+func (c *lineConn) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("transports: marshal request: %w", err)
+	}
+	key := req.ID.String()
+	ch := make(chan *transport.JSONRPCResponse, 1)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, c.closedErr()
+	}
+	c.pending[key] = ch
+	c.mu.Unlock()
+	if err := c.writeFrame(b); err != nil {
+		c.forget(key)
+		if errors.Is(err, ErrClosed) {
+			return nil, c.closedErr()
+		}
+		return nil, err
+	}
+	select {
+	case resp, ok := <-ch:
+		if !ok {
+			return nil, c.closedErr()
+		}
+		return resp, nil
+	case <-ctx.Done():
+		c.forget(key)
+		return nil, ctx.Err()
+	}
+}
+
+func (c *lineConn) forget(key string) {
+	c.mu.Lock()
+	delete(c.pending, key)
+	c.mu.Unlock()
+}
+
+// closedErr says why requests can no longer be answered.
+func (c *lineConn) closedErr() error {
+	select {
+	case <-c.done:
+		if c.endErr != nil {
+			return fmt.Errorf("%w: %w", ErrClosed, c.endErr)
+		}
+	default:
+	}
+	return ErrClosed
+}
+
+// SendNotification writes a notification.
+func (c *lineConn) SendNotification(_ context.Context, n mcp.JSONRPCNotification) error {
+	b, err := json.Marshal(n)
+	if err != nil {
+		return fmt.Errorf("transports: marshal notification: %w", err)
+	}
+	return c.writeFrame(b)
+}
+
+// SetNotificationHandler is part of mcp-go's interface. Notifications go to
+// rawNote instead, so the handler is ignored.
+func (c *lineConn) SetNotificationHandler(func(mcp.JSONRPCNotification)) {}
+
+// SetRequestHandler installs the handler for server-to-client requests.
+func (c *lineConn) SetRequestHandler(h transport.RequestHandler) {
+	c.mu.Lock()
+	c.onRequest = h
+	c.mu.Unlock()
+}
+
+// Close closes the writer (the child's stdin, or the socket). Reading stops
+// when the peer closes its side; the owner closes the reader or kills the
+// process if it does not.
+func (c *lineConn) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.wmu.Lock()
+	err := c.w.Close()
+	c.wmu.Unlock()
+	return err
+}
+
+// isDone reports whether reading has stopped.
+func (c *lineConn) isDone() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Wait blocks until the reader and every request handler have returned.
+func (c *lineConn) Wait() { c.workers.Wait() }
+
+// GetSessionId returns "": stdio and sockets have no session id.
+func (c *lineConn) GetSessionId() string { return "" }

@@ -1,0 +1,183 @@
+package transports
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// inheritedEnv lists the variables a stdio server inherits from the host;
+// everything else it gets comes from its configured env. A server sees the
+// host's whole environment only if someone configures it to.
+var inheritedEnv = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE",
+	"TMPDIR", "TZ", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
+	"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR",
+}
+
+// childEnv builds a stdio server's environment: the inherited minimum, then
+// the configured env on top, in a deterministic order.
+func childEnv(ep messages.Endpoint, lookup func(string) (string, bool)) []string {
+	env := make([]string, 0, len(inheritedEnv)+len(ep.Env))
+	for _, k := range inheritedEnv {
+		if _, set := ep.Env[k]; set {
+			continue
+		}
+		if v, ok := lookup(k); ok && !strings.HasPrefix(v, "()") {
+			env = append(env, k+"="+v)
+		}
+	}
+	return append(env, ep.SortedEnv()...)
+}
+
+// process is a stdio server's child process in its own process group.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	stderr *ring
+
+	exited  chan struct{} // closed once Wait has returned
+	waitErr error         // set before exited closes
+
+	killOnce sync.Once
+}
+
+// startProcess spawns the endpoint's command with its own process group.
+func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, error) {
+	env := childEnv(ep, os.LookupEnv)
+	path, err := lookPath(ep.Command, env)
+	if err != nil {
+		return nil, err
+	}
+	if ep.Cwd != "" {
+		if st, err := os.Stat(ep.Cwd); err != nil || !st.IsDir() {
+			return nil, errors.New("working directory (field cwd) does not exist or is not a directory")
+		}
+	}
+	cmd := exec.Command(path, ep.Args...)
+	cmd.Env = env
+	cmd.Dir = ep.Cwd
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdout pipe: %w", err)
+	}
+	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, stderr: newRing(stderrKeep, mirror), exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, startError(err)
+	}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// lookPath resolves a command with the child's PATH, not the host's.
+func lookPath(command string, env []string) (string, error) {
+	if strings.Contains(command, "/") {
+		st, err := os.Stat(command)
+		switch {
+		case err != nil:
+			return "", errors.New("command (field command) not found")
+		case st.IsDir() || st.Mode()&0o111 == 0:
+			return "", errors.New("command (field command) is not an executable file")
+		}
+		return command, nil
+	}
+	pathVar := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathVar = v
+		}
+	}
+	for _, dir := range filepath.SplitList(pathVar) {
+		if dir == "" {
+			dir = "."
+		}
+		candidate := filepath.Join(dir, command)
+		if st, err := os.Stat(candidate); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return candidate, nil
+		}
+	}
+	return "", errors.New("command (field command) not found on PATH")
+}
+
+func startError(err error) error {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return errors.New("command (field command) is not executable")
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return errors.New("command (field command) not found")
+	}
+	return errors.New("command (field command) could not be started")
+}
+
+// exitDescription says how the process ended, once it has.
+func (p *process) exitDescription() string {
+	select {
+	case <-p.exited:
+	default:
+		return "server closed its stdout"
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("server process was killed by signal %s", ws.Signal())
+		}
+		return fmt.Sprintf("server process exited with status %d", ee.ExitCode())
+	}
+	return "server process exited"
+}
+
+// terminate ends the process and its group: stdin is already closed (or is
+// closed now); the leader gets stdinGrace to exit, then the group gets
+// SIGTERM and termGrace, then SIGKILL. Whatever the leader does, the rest of
+// the group is signalled too, so grandchildren (npx's node, a shell's
+// children) do not survive. It returns once the leader is reaped.
+func (p *process) terminate(clk clock.Clock) {
+	p.killOnce.Do(func() {
+		_ = p.stdin.Close()
+		pgid := p.cmd.Process.Pid
+		if !waitClosed(clk, p.exited, stdinGrace) {
+			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			if !waitClosed(clk, p.exited, termGrace) {
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				<-p.exited
+			}
+		}
+		// The leader is gone; make sure nothing else of its group lingers.
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = p.stdout.Close()
+	})
+}
+
+// waitClosed waits up to d for ch to close, on the injected clock.
+func waitClosed(clk clock.Clock, ch <-chan struct{}, d time.Duration) bool {
+	timeout := make(chan struct{})
+	t := clk.AfterFunc(d, func() { close(timeout) })
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-timeout:
+		return false
+	}
+}
