@@ -69,6 +69,15 @@ func New(server string, p Policy) *Lifecycle {
 	return l
 }
 
+// ContinueFrom makes the next generation gen+1. A restarted server actor
+// calls it so that generation numbers never repeat for a server: traffic of
+// a crashed incarnation's connections is then recognised as stale.
+func (l *Lifecycle) ContinueFrom(gen uint64) {
+	if gen > l.gen {
+		l.gen = gen
+	}
+}
+
 // zeroClock keeps backoff from reading the wall clock; with no maximum
 // elapsed time it never needs a real one.
 type zeroClock struct{}

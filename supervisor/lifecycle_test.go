@@ -113,7 +113,7 @@ func TestFailureMemoryOnlyForModelCalls(t *testing.T) {
 	_, eff = l.Use(t0.Add(11*time.Second), messages.OriginInternal)
 	expect(t, "internal use", eff, "dial gen=2")
 	expect(t, "internal dial fails", l.Dialed(t0.Add(11*time.Second), 2, boom(messages.KindConnectFailed)), "fail-waiters connect_failed")
-	if !l.FailedAt(t0.Add(12*time.Second)).Equal(t0) {
+	if !l.FailedAt(t0.Add(12 * time.Second)).Equal(t0) {
 		t.Fatal("an internal failure moved the remembered failure")
 	}
 	_, eff = l.Connect(t0.Add(12*time.Second), false)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -42,6 +43,17 @@ var _ messages.Dialer = (*Dialer)(nil)
 // Wait blocks until every goroutine the dialer started has returned. Call
 // it after every connection has reported ConnClosed.
 func (d *Dialer) Wait() { d.wg.Wait() }
+
+// WaitFor is Wait bounded by d on the injected clock; it reports whether
+// everything ended in time.
+func (d *Dialer) WaitFor(timeout time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		d.wg.Wait()
+		close(done)
+	}()
+	return waitClosed(d.clock(), done, timeout)
+}
 
 func (d *Dialer) clock() clock.Clock { return clock.Or(d.Clock) }
 

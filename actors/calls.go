@@ -1,0 +1,125 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcprt/mcprt/messages"
+)
+
+// once makes a reply function idempotent and hands the first value to ch.
+func once[R any](ch chan R) func(R) {
+	var o sync.Once
+	return func(r R) { o.Do(func() { ch <- r }) }
+}
+
+// await waits for a reply; if ctx ends first it aborts the operation and
+// still waits for the (then prompt) aborted reply, so the operation's lease
+// is released before the caller returns.
+func await[R any](ctx context.Context, s *System, server string, token messages.Token, ch chan R, aborted func(*messages.Error) R) R {
+	select {
+	case r := <-ch:
+		return r
+	case <-ctx.Done():
+	}
+	s.Post(server, &messages.Abort{Token: token})
+	select {
+	case r := <-ch:
+		return r
+	case <-s.done:
+		return aborted(messages.Errorf(messages.KindAborted, server, "cancelled by the caller"))
+	}
+}
+
+// Request sends one JSON-RPC request to server, connecting first as its
+// lifecycle allows, and waits for the result.
+func (s *System) Request(ctx context.Context, server, method string, params json.RawMessage, dl messages.DeadlineKind, origin messages.Origin) messages.Reply {
+	ch := make(chan messages.Reply, 1)
+	token := s.NewToken()
+	s.Post(server, &messages.Request{Token: token, Method: method, Params: params, Deadline: dl, Origin: origin, Reply: once(ch)})
+	return await(ctx, s, server, token, ch, func(e *messages.Error) messages.Reply { return messages.Reply{Err: e} })
+}
+
+// ListAll returns every item of a paginated list method.
+func (s *System) ListAll(ctx context.Context, server, method, field string, origin messages.Origin) messages.ListReply {
+	ch := make(chan messages.ListReply, 1)
+	token := s.NewToken()
+	s.Post(server, &messages.ListAll{Token: token, Method: method, Field: field, Origin: origin, Reply: once(ch)})
+	return await(ctx, s, server, token, ch, func(e *messages.Error) messages.ListReply { return messages.ListReply{Err: e} })
+}
+
+// Connect connects server now (fresh: replacing a live connection).
+func (s *System) Connect(ctx context.Context, server string, fresh bool) messages.ConnectReply {
+	ch := make(chan messages.ConnectReply, 1)
+	token := s.NewToken()
+	s.Post(server, &messages.Connect{Token: token, Fresh: fresh, Reply: once(ch)})
+	return await(ctx, s, server, token, ch, func(e *messages.Error) messages.ConnectReply { return messages.ConnectReply{Err: e} })
+}
+
+// Status returns every server's status, in configuration order. It never
+// connects anything.
+func (s *System) Status(ctx context.Context) []messages.ServerStatus {
+	out := make([]messages.ServerStatus, len(s.names))
+	chans := make([]chan messages.ServerStatus, len(s.names))
+	for i, name := range s.names {
+		chans[i] = make(chan messages.ServerStatus, 1)
+		pid, err := s.pid(name)
+		if err != nil {
+			chans[i] <- messages.ServerStatus{Name: name, State: messages.StateClosed, ToolCount: -1}
+			continue
+		}
+		s.env.send(pid, &messages.QueryStatus{Reply: once(chans[i])})
+	}
+	for i, name := range s.names {
+		select {
+		case out[i] = <-chans[i]:
+		case <-ctx.Done():
+			out[i] = messages.ServerStatus{Name: name, ToolCount: -1}
+		case <-s.done:
+			out[i] = messages.ServerStatus{Name: name, State: messages.StateClosed, ToolCount: -1}
+		}
+	}
+	return out
+}
+
+// ShutdownTimeout bounds Close.
+const ShutdownTimeout = 20 * time.Second
+
+// Close shuts down in order: new calls are refused, in-flight ones fail
+// with KindShutdown, every connection closes (child processes reaped), then
+// every actor stops. It returns when all of that has happened, or with an
+// error when ShutdownTimeout (on the injected clock) passes first.
+func (s *System) Close() error {
+	if !s.closing.CompareAndSwap(false, true) {
+		<-s.done
+		return nil
+	}
+	close(s.closed)
+	stopped := make(chan struct{})
+	var stopOnce sync.Once
+	s.env.send(s.env.root, shutdownAll{reply: func() { stopOnce.Do(func() { close(stopped) }) }})
+	timeout := make(chan struct{})
+	t := s.env.clock.AfterFunc(ShutdownTimeout, func() { close(timeout) })
+	defer t.Stop()
+	select {
+	case <-stopped:
+	case <-timeout:
+		close(s.done)
+		return fmt.Errorf("actors: shutdown did not finish within %s", ShutdownTimeout)
+	}
+	s.env.system.Root.Stop(s.env.root)
+	select {
+	case <-s.rootStopped:
+	case <-timeout:
+		close(s.done)
+		return fmt.Errorf("actors: the root actor did not stop within %s", ShutdownTimeout)
+	}
+	close(s.done)
+	return nil
+}
+
+// Done is closed once Close has finished.
+func (s *System) Done() <-chan struct{} { return s.done }

@@ -1,0 +1,75 @@
+package actors
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/supervisor"
+)
+
+// ServerConfig is one configured server as the actors need it.
+type ServerConfig struct {
+	Name     string
+	Endpoint messages.Endpoint
+	Policy   supervisor.Policy
+	// StartupTimeout bounds spawn or dial through handshake (default 30 s).
+	StartupTimeout time.Duration
+	// CatalogTimeout bounds all pages of one listing (default 30 s).
+	CatalogTimeout time.Duration
+	// CallTimeout bounds a tool call, prompt or resource read (default 60 s).
+	CallTimeout time.Duration
+	// HealthTimeout caps a keep-alive health check (default 5 s).
+	HealthTimeout time.Duration
+}
+
+// Defaults for ServerConfig deadlines.
+const (
+	DefaultStartupTimeout = 30 * time.Second
+	DefaultCatalogTimeout = 30 * time.Second
+	DefaultCallTimeout    = 60 * time.Second
+	// DefaultMaxStarts is how many servers may be starting at once.
+	DefaultMaxStarts = 4
+)
+
+func (c ServerConfig) withDefaults() ServerConfig {
+	if c.StartupTimeout <= 0 {
+		c.StartupTimeout = DefaultStartupTimeout
+	}
+	if c.CatalogTimeout <= 0 {
+		c.CatalogTimeout = DefaultCatalogTimeout
+	}
+	if c.CallTimeout <= 0 {
+		c.CallTimeout = DefaultCallTimeout
+	}
+	if c.HealthTimeout <= 0 {
+		c.HealthTimeout = supervisor.DefaultHealthTimeout
+	}
+	return c
+}
+
+// Config is everything System needs. The four seams (Clock, Rand,
+// Dispatcher, Dialer) default to production when nil.
+type Config struct {
+	Servers []ServerConfig
+	// Clock times every timer; default the wall clock.
+	Clock clock.Clock
+	// Rand makes every id; default crypto-seeded.
+	Rand clock.Rand
+	// Dispatcher runs every actor; default protoactor's goroutine dispatcher.
+	Dispatcher actor.Dispatcher
+	// Dialer is the connection port; required.
+	Dialer messages.Dialer
+	// Logger receives protoactor's and the runtime's diagnostics; nil
+	// discards them.
+	Logger *slog.Logger
+	// ClientName and ClientVersion are sent in every handshake.
+	ClientName, ClientVersion string
+	// MaxStarts bounds concurrent server starts (default 4).
+	MaxStarts int
+	// Restart is the crash policy (default supervisor.DefaultRestartPolicy).
+	Restart *supervisor.RestartPolicy
+}

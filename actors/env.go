@@ -1,0 +1,44 @@
+package actors
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// env is what every actor of one System shares: the seams and the
+// protoactor system. It is read-only after System.Start.
+type env struct {
+	clock      clock.Clock
+	rand       clock.Rand
+	dialer     messages.Dialer
+	dispatcher actor.Dispatcher
+	system     *actor.ActorSystem
+	root       *actor.PID
+	catalog    *Catalog
+
+	clientName, clientVersion string
+}
+
+// props builds the Props of every actor the runtime spawns, so that all of
+// them run on the injected dispatcher.
+func (e *env) props(p actor.Producer, opts ...actor.PropsOption) *actor.Props {
+	return actor.PropsFromProducer(p, append([]actor.PropsOption{actor.WithDispatcher(e.dispatcher)}, opts...)...)
+}
+
+// send posts msg to pid from outside any actor's context.
+func (e *env) send(pid *actor.PID, msg any) { e.system.Root.Send(pid, msg) }
+
+// after posts msg to pid once d has passed on the injected clock.
+func (e *env) after(d time.Duration, pid *actor.PID, msg any) clock.Timer {
+	return e.clock.AfterFunc(d, func() { e.send(pid, msg) })
+}
+
+// sinkFor is the connection port's Sink for an actor: outcomes become
+// messages in its mailbox.
+func (e *env) sinkFor(pid *actor.PID) messages.Sink {
+	return func(msg any) { e.send(pid, msg) }
+}

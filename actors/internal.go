@@ -1,0 +1,108 @@
+package actors
+
+import (
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/supervisor"
+)
+
+// Plumbing messages private to this package: between the root supervisor
+// and server actors, and from clock timers to their actor. The cross-package
+// contract lives in package messages.
+
+// acquireSlot asks the root for one of the concurrent start slots.
+type acquireSlot struct {
+	pid *actor.PID
+	gen uint64
+}
+
+// releaseSlot returns a start slot.
+type releaseSlot struct {
+	pid *actor.PID
+	gen uint64
+}
+
+// slotGranted tells a server actor it may dial generation gen now.
+type slotGranted struct{ gen uint64 }
+
+// lifeTimer is a lifecycle timer firing.
+type lifeTimer struct {
+	incarnation uint64
+	kind        supervisor.TimerKind
+	token       uint64
+}
+
+// startupTimeout is the startup deadline of generation gen passing.
+type startupTimeout struct {
+	incarnation uint64
+	gen         uint64
+}
+
+// opTimeout is an operation's deadline passing.
+type opTimeout struct {
+	incarnation uint64
+	op          *op
+}
+
+// restartChild restarts a crashed server actor after its delay.
+type restartChild struct {
+	rec *serverRecord
+	sup actor.Supervisor
+}
+
+// shutdownAll asks the root to shut every server down.
+type shutdownAll struct{ reply func() }
+
+// serverShutdownDone reports one server actor finished shutting down.
+type serverShutdownDone struct{ name string }
+
+// serverRecord is what survives a server actor's restarts. The root owns
+// it; the server actor reads and advances it. mu orders the two.
+type serverRecord struct {
+	cfg ServerConfig
+
+	mu sync.Mutex
+	// The fields below are guarded by mu.
+	pid         *actor.PID
+	incarnation uint64          // counts actor instances
+	lastGen     uint64          // the highest connection generation used
+	lastOp      messages.OpID   // the highest operation id used
+	down        *messages.Error // set when the restart policy gave up
+	crashes     []time.Time     // recent crash times, for the policy
+	restarts    int
+}
+
+// begin starts a new incarnation and returns its number, the generation
+// and operation floors, and whether the server is kept down.
+func (r *serverRecord) begin() (inc, gen uint64, op messages.OpID, down *messages.Error, restarts int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.incarnation++
+	return r.incarnation, r.lastGen, r.lastOp, r.down, r.restarts
+}
+
+func (r *serverRecord) noteGen(gen uint64) {
+	r.mu.Lock()
+	if gen > r.lastGen {
+		r.lastGen = gen
+	}
+	r.mu.Unlock()
+}
+
+func (r *serverRecord) nextOp() messages.OpID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lastOp++
+	return r.lastOp
+}
+
+func (r *serverRecord) revive() {
+	r.mu.Lock()
+	r.down = nil
+	r.crashes = nil
+	r.mu.Unlock()
+}

@@ -1,0 +1,89 @@
+package actors
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/messages"
+)
+
+// childFailed applies the restart policy to a crashed server actor. The
+// message it was handling, when a caller waits on it, is failed first: the
+// crashed instance can no longer answer it.
+func (r *rootActor) childFailed(m childFailed) {
+	name := m.rec.cfg.Name
+	if f, ok := m.message.(messages.Failable); ok {
+		f.Fail(messages.Errorf(messages.KindInternal, name, "the server's actor crashed while handling this request"))
+	}
+	now := r.env.clock.Now()
+	m.rec.mu.Lock()
+	if r.shuttingDown {
+		// Restart it straight into the down state: it takes no new work,
+		// and its crashed instance already answered the shutdown.
+		m.rec.down = messages.Errorf(messages.KindShutdown, name, "the runtime is shutting down")
+		pid := m.rec.pid
+		m.rec.mu.Unlock()
+		m.sup.RestartChildren(pid)
+		return
+	}
+	decision, history := r.policy.Decide(m.rec.crashes, now)
+	m.rec.crashes = history
+	m.rec.restarts++
+	pid := m.rec.pid
+	if decision.GiveUp {
+		m.rec.down = messages.Errorf(messages.KindServerFailed, name,
+			"server actor crashed %d times within %s; kept down until an explicit connect", decision.Recent, r.policy.Window)
+	}
+	m.rec.mu.Unlock()
+	r.logger.Warn("server actor crashed", slog.String("server", name), slog.String("reason", fmt.Sprint(m.reason)),
+		slog.Bool("gave_up", decision.GiveUp), slog.Duration("restart_in", decision.Delay))
+	if decision.GiveUp {
+		m.sup.RestartChildren(pid)
+		return
+	}
+	r.env.after(decision.Delay, r.env.root, restartChild{rec: m.rec, sup: m.sup})
+}
+
+// shutdown starts the ordered shutdown.
+func (r *rootActor) shutdown(c actor.Context, reply func()) {
+	if r.shuttingDown {
+		reply()
+		return
+	}
+	r.shuttingDown = true
+	r.shutdownReply = reply
+	r.pending = len(r.records)
+	if r.pending == 0 {
+		r.stopChildren(c)
+		return
+	}
+	self := c.Self()
+	for _, rec := range r.records {
+		name := rec.cfg.Name
+		rec.mu.Lock()
+		pid := rec.pid
+		rec.mu.Unlock()
+		c.Send(pid, &messages.Shutdown{Reply: func() { r.env.send(self, serverShutdownDone{name: name}) }})
+	}
+}
+
+// stopChildren stops every server actor once they have all closed their
+// connections; the shutdown reply runs when the last one has terminated.
+func (r *rootActor) stopChildren(c actor.Context) {
+	r.watching = len(r.records)
+	if r.watching == 0 {
+		reply := r.shutdownReply
+		r.shutdownReply = nil
+		reply()
+		return
+	}
+	for _, rec := range r.records {
+		rec.mu.Lock()
+		pid := rec.pid
+		rec.mu.Unlock()
+		c.Watch(pid)
+		c.Stop(pid)
+	}
+}

@@ -1,0 +1,264 @@
+package actors
+
+import (
+	"time"
+
+	"encoding/json"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/supervisor"
+)
+
+// serverActor owns one configured server: its lifecycle, its connections
+// (the live one and any still draining), and every operation in flight on
+// them. Decisions come from supervisor.Lifecycle; this type executes them.
+type serverActor struct {
+	env *env
+	rec *serverRecord
+	cfg ServerConfig
+	inc uint64
+	me  *actor.PID
+
+	life     *supervisor.Lifecycle
+	conns    map[uint64]messages.Conn // by generation, until ConnClosed
+	dial     messages.Dialing         // the dial in progress
+	dialGen  uint64                   // its generation; 0 when none
+	slotGen  uint64                   // generation holding a start slot; 0 when none
+	startup  clock.Timer
+	timers   map[supervisor.TimerKind]clock.Timer
+	info     messages.ServerInfo
+	waiters  []*waiter
+	ops      map[messages.OpID]*op
+	byToken  map[messages.Token]*op
+	tools    int // tools last listed; -1 when unknown
+	restarts int
+	closed   bool
+	stopping func() // the Shutdown reply, pending until everything closed
+}
+
+// waiter is an operation waiting for a connection.
+type waiter struct {
+	token messages.Token
+	run   func(gen uint64)
+	fail  func(*messages.Error)
+}
+
+func newServerActor(e *env, rec *serverRecord) actor.Producer {
+	return func() actor.Actor {
+		return &serverActor{env: e, rec: rec, cfg: rec.cfg}
+	}
+}
+
+// Receive dispatches one message.
+func (s *serverActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		s.start(c.Self())
+	case *actor.Restarting:
+		s.crashed()
+	case *actor.Stopping:
+		s.stopTimers()
+	case *messages.Request:
+		s.request(m)
+	case *messages.ListAll:
+		s.listAll(m)
+	case *messages.Connect:
+		s.connect(m)
+	case *messages.Abort:
+		s.abort(m.Token)
+	case *messages.QueryStatus:
+		m.Reply(s.status())
+	case *messages.Shutdown:
+		s.shutdown(m.Reply)
+	case slotGranted:
+		s.slotGranted(m.gen)
+	case messages.DialResult:
+		s.dialed(m)
+	case messages.OpResult:
+		s.opDone(m)
+	case messages.ConnNotification:
+		s.notification(m)
+	case messages.ConnClosed:
+		s.connClosed(m)
+	case lifeTimer:
+		if m.incarnation == s.inc {
+			s.exec(s.life.Fire(s.now(), m.kind, m.token))
+		}
+	case startupTimeout:
+		if m.incarnation == s.inc {
+			s.startupExpired(m.gen)
+		}
+	case opTimeout:
+		if m.incarnation == s.inc {
+			s.opExpired(m.op)
+		}
+	}
+}
+
+func (s *serverActor) start(me *actor.PID) {
+	s.me = me
+	var lastGen uint64
+	var down *messages.Error
+	s.inc, lastGen, _, down, s.restarts = s.rec.begin()
+	s.life = supervisor.New(s.cfg.Name, s.cfg.Policy)
+	s.life.ContinueFrom(lastGen)
+	s.conns = map[uint64]messages.Conn{}
+	s.timers = map[supervisor.TimerKind]clock.Timer{}
+	s.ops = map[messages.OpID]*op{}
+	s.byToken = map[messages.Token]*op{}
+	s.tools = -1
+	if down != nil {
+		s.life.SetDown(down)
+		return
+	}
+	s.exec(s.life.Start(s.now()))
+}
+
+func (s *serverActor) now() time.Time { return s.env.clock.Now() }
+
+// exec runs the lifecycle's effects in order.
+func (s *serverActor) exec(effects []supervisor.Effect) {
+	for _, e := range effects {
+		switch e := e.(type) {
+		case supervisor.Dial:
+			s.rec.noteGen(e.Gen)
+			s.env.send(s.env.root, acquireSlot{pid: s.me, gen: e.Gen})
+		case supervisor.CancelDial:
+			if s.dialGen == e.Gen && s.dial != nil {
+				s.dial.Cancel()
+			}
+		case supervisor.CloseConn:
+			if c := s.conns[e.Gen]; c != nil {
+				c.Close()
+			}
+		case supervisor.Arm:
+			s.stopTimer(e.Kind)
+			s.timers[e.Kind] = s.env.after(e.After, s.me, lifeTimer{incarnation: s.inc, kind: e.Kind, token: e.Token})
+		case supervisor.Disarm:
+			s.stopTimer(e.Kind)
+		case supervisor.ReleaseWaiters:
+			ws := s.waiters
+			s.waiters = nil
+			for _, w := range ws {
+				w.run(e.Gen)
+			}
+		case supervisor.FailWaiters:
+			ws := s.waiters
+			s.waiters = nil
+			for _, w := range ws {
+				w.fail(e.Err)
+			}
+		case supervisor.HealthCheck:
+			s.startHealth(e.Gen)
+		}
+	}
+}
+
+func (s *serverActor) stopTimer(kind supervisor.TimerKind) {
+	if t := s.timers[kind]; t != nil {
+		t.Stop()
+		delete(s.timers, kind)
+	}
+}
+
+func (s *serverActor) stopTimers() {
+	for k := range s.timers {
+		s.stopTimer(k)
+	}
+	if s.startup != nil {
+		s.startup.Stop()
+		s.startup = nil
+	}
+	for _, o := range s.ops {
+		o.stopTimer()
+	}
+}
+
+// slotGranted dials generation gen if it is still wanted.
+func (s *serverActor) slotGranted(gen uint64) {
+	if s.closed || gen != s.life.Gen() || s.dialGen != 0 || s.life.State(s.now()) != messages.StateConnecting {
+		s.env.send(s.env.root, releaseSlot{pid: s.me, gen: gen})
+		return
+	}
+	s.slotGen, s.dialGen = gen, gen
+	s.dial = s.env.dialer.Dial(messages.DialRequest{
+		Server: s.cfg.Name, Gen: gen, Endpoint: s.cfg.Endpoint,
+		IDPrefix:   "mcprt-" + clock.HexID(s.env.rand, 6),
+		ClientName: s.env.clientName, ClientVersion: s.env.clientVersion,
+	}, s.env.sinkFor(s.me))
+	s.startup = s.env.after(s.cfg.StartupTimeout, s.me, startupTimeout{incarnation: s.inc, gen: gen})
+}
+
+// endDial forgets the dial of gen and returns its start slot.
+func (s *serverActor) endDial(gen uint64) {
+	if s.dialGen == gen {
+		s.dialGen, s.dial = 0, nil
+		if s.startup != nil {
+			s.startup.Stop()
+			s.startup = nil
+		}
+	}
+	if s.slotGen == gen {
+		s.slotGen = 0
+		s.env.send(s.env.root, releaseSlot{pid: s.me, gen: gen})
+	}
+}
+
+func (s *serverActor) dialed(m messages.DialResult) {
+	wasCurrent := s.dialGen == m.Gen
+	s.endDial(m.Gen)
+	if m.Conn != nil {
+		s.conns[m.Gen] = m.Conn
+		if wasCurrent {
+			s.info = m.Info
+		}
+	}
+	if !wasCurrent && m.Err != nil {
+		return // a dial already given up on (timed out, cancelled, older incarnation)
+	}
+	s.exec(s.life.Dialed(s.now(), m.Gen, m.Err))
+	s.maybeStopped()
+}
+
+func (s *serverActor) startupExpired(gen uint64) {
+	if s.dialGen != gen {
+		return
+	}
+	if s.dial != nil {
+		s.dial.Cancel()
+	}
+	s.endDial(gen)
+	err := messages.Errorf(messages.KindInitTimeout, s.cfg.Name, "server did not finish starting within %s (startupTimeoutMs)", s.cfg.StartupTimeout)
+	s.exec(s.life.Dialed(s.now(), gen, err))
+}
+
+func (s *serverActor) connClosed(m messages.ConnClosed) {
+	delete(s.conns, m.Gen)
+	reason := m.Err
+	if reason == nil {
+		reason = messages.Errorf(messages.KindDisconnected, s.cfg.Name, "connection closed")
+	}
+	for _, o := range s.sortedOps() {
+		if o.gen == m.Gen {
+			s.finish(o, nil, reason)
+		}
+	}
+	s.exec(s.life.Closed(s.now(), m.Gen, m.Err))
+	s.maybeStopped()
+}
+
+func (s *serverActor) notification(m messages.ConnNotification) {
+	if m.Method == "notifications/tools/list_changed" && m.Gen == s.life.Gen() {
+		s.tools = -1
+		s.env.catalog.markStale(s.cfg.Name)
+	}
+}
+
+// toolsListed records a successful tools/list, for status and the catalog.
+func (s *serverActor) toolsListed(items []json.RawMessage) {
+	s.tools = len(items)
+	s.env.catalog.set(s.cfg.Name, items)
+}

@@ -1,0 +1,115 @@
+package actors
+
+import (
+	"github.com/mcprt/mcprt/messages"
+)
+
+// shutdown stops taking work, fails what is pending and closes every
+// connection; reply runs once the last ConnClosed has arrived.
+func (s *serverActor) shutdown(reply func()) {
+	if s.closed {
+		if s.stopping == nil {
+			reply()
+		}
+		return
+	}
+	s.closed = true
+	s.stopping = reply
+	err := messages.Errorf(messages.KindShutdown, s.cfg.Name, "the runtime is shutting down")
+	for _, o := range s.sortedOps() {
+		if c := s.conns[o.gen]; c != nil {
+			c.Cancel(o.id)
+		}
+		s.finish(o, nil, err)
+	}
+	s.exec(s.life.Shutdown())
+	if s.dialGen != 0 && s.dial != nil {
+		s.dial.Cancel()
+	}
+	s.maybeStopped()
+}
+
+// maybeStopped completes a shutdown once nothing is open or dialing.
+func (s *serverActor) maybeStopped() {
+	if s.stopping == nil || len(s.conns) > 0 || s.dialGen != 0 {
+		return
+	}
+	s.stopTimers()
+	reply := s.stopping
+	s.stopping = func() {}
+	reply()
+}
+
+// crashed runs in the crashed instance before protoactor replaces it: every
+// caller hears, every connection and dial is released, every timer stops.
+// The new instance starts with fresh state and a new incarnation number, so
+// late traffic for this one is recognised and dropped.
+func (s *serverActor) crashed() {
+	if s.life == nil {
+		return
+	}
+	err := messages.Errorf(messages.KindInternal, s.cfg.Name, "the server's actor crashed and was restarted; the operation's outcome is unknown")
+	ws := s.waiters
+	s.waiters = nil
+	for _, w := range ws {
+		w.fail(err)
+	}
+	for _, o := range s.sortedOps() {
+		if c := s.conns[o.gen]; c != nil {
+			c.Cancel(o.id)
+		}
+		if o.kind == opHealth {
+			delete(s.ops, o.id)
+			continue
+		}
+		s.finishQuiet(o, err)
+	}
+	s.stopTimers()
+	if s.dial != nil {
+		s.dial.Cancel()
+	}
+	if s.slotGen != 0 {
+		s.env.send(s.env.root, releaseSlot{pid: s.me, gen: s.slotGen})
+	}
+	for _, c := range s.conns {
+		c.Close()
+	}
+	if s.stopping != nil {
+		s.stopping()
+	}
+}
+
+// finishQuiet answers o's caller without touching the lifecycle (used while
+// the instance is being discarded).
+func (s *serverActor) finishQuiet(o *op, err *messages.Error) {
+	delete(s.ops, o.id)
+	o.stopTimer()
+	switch o.kind {
+	case opRequest:
+		o.reply(messages.Reply{Err: err, Gen: o.gen})
+	case opList:
+		o.listReply(messages.ListReply{Err: err, Gen: o.gen})
+	}
+}
+
+func (s *serverActor) status() messages.ServerStatus {
+	now := s.now()
+	st := messages.ServerStatus{
+		Name:            s.cfg.Name,
+		State:           s.life.State(now),
+		Lifecycle:       s.cfg.Policy.Mode.String(),
+		Transport:       s.info.Transport,
+		ProtocolVersion: s.info.ProtocolVersion,
+		Generation:      s.life.Gen(),
+		ToolCount:       s.tools,
+		Leases:          s.life.Leases(),
+		FailedAt:        s.life.FailedAt(now),
+		LastError:       s.life.LastError(),
+		Instructions:    s.info.Instructions,
+		Restarts:        s.restarts,
+	}
+	if s.closed {
+		st.State = messages.StateClosed
+	}
+	return st
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/tools"
+)
+
+// runTool runs one agent-facing tool exactly as a model would and prints
+// its result.
+func (g *globals) runTool(cmd *cobra.Command, rt *mcprt.Runtime, name string, args json.RawMessage) error {
+	t, ok := rt.Tool(name)
+	if !ok {
+		var names []string
+		for _, t := range rt.Tools() {
+			names = append(names, t.Name)
+		}
+		return usage("no tool named %q (tools: %s)", name, strings.Join(names, ", "))
+	}
+	r := t.Execute(cmd.Context(), args)
+	g.print(r)
+	return resultError(r)
+}
+
+// print writes a result: its text, or with --json the whole result. A
+// failed result's text goes to stderr as the error line instead.
+func (g *globals) print(r mcprt.Result) {
+	if g.json {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		fmt.Fprintln(g.stdout, string(b))
+		return
+	}
+	if !r.IsError {
+		fmt.Fprintln(g.stdout, r.Text)
+	}
+}
+
+// withRuntime starts a runtime, runs f and closes the runtime.
+func (g *globals) withRuntime(cmd *cobra.Command, f func(rt *mcprt.Runtime) error) error {
+	rt, err := g.start(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer g.closeRuntime(rt)
+	return f(rt)
+}
+
+func mcpArgs(fields map[string]any) json.RawMessage {
+	b, _ := json.Marshal(fields)
+	return b
+}
+
+func statusCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use: "status", Short: "show every configured server's status (connects nothing)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+				return g.runTool(cmd, rt, tools.MCPToolName, json.RawMessage(`{}`))
+			})
+		},
+	}
+}
+
+func listCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use: "list [SERVER]", Short: "list a server's tools (connecting it)", Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+				server := ""
+				if len(args) == 1 {
+					server = args[0]
+				} else if names := rt.Servers(); len(names) == 1 {
+					server = names[0]
+				}
+				if server == "" {
+					return g.runTool(cmd, rt, tools.MCPToolName, json.RawMessage(`{}`))
+				}
+				return g.runTool(cmd, rt, tools.MCPToolName, mcpArgs(map[string]any{"server": server}))
+			})
+		},
+	}
+}
+
+func callCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use: "call TOOL [JSON]", Short: "call an MCP tool with JSON arguments", Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			raw := json.RawMessage(`{}`)
+			if len(args) == 2 {
+				raw = json.RawMessage(args[1])
+				if !json.Valid(raw) {
+					return usage("the arguments of call must be JSON, e.g. '{\"message\": \"hi\"}'")
+				}
+				if trimmed := strings.TrimSpace(args[1]); !strings.HasPrefix(trimmed, "{") {
+					return usage("the arguments of call must be a JSON object")
+				}
+			}
+			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+				return g.runTool(cmd, rt, tools.MCPToolName, mcpArgs(map[string]any{"tool": args[0], "args": raw}))
+			})
+		},
+	}
+}
+
+func toolCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use: "tool NAME JSON", Short: "invoke an agent-facing tool exactly as a model would", Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !json.Valid([]byte(args[1])) {
+				return usage("the arguments of tool must be JSON")
+			}
+			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+				return g.runTool(cmd, rt, args[0], json.RawMessage(args[1]))
+			})
+		},
+	}
+}
+
+func connectCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use: "connect SERVER", Short: "connect (or reconnect) a server and list its tools", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+				info, err := rt.Connect(cmd.Context(), args[0], true)
+				if err != nil {
+					return failed(err.Error())
+				}
+				if !g.json {
+					fmt.Fprintf(g.stdout, "connected to %s (%s, protocol %s, %s)\n", args[0], orUnknown(info.Name), info.ProtocolVersion, info.Transport)
+				}
+				return g.runTool(cmd, rt, tools.MCPToolName, mcpArgs(map[string]any{"server": args[0]}))
+			})
+		},
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unnamed server"
+	}
+	return s
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/demoserver"
+	"github.com/mcprt/mcprt/tools"
+)
+
+func demoServerCmd(g *globals) *cobra.Command {
+	var httpAddr, root string
+	cmd := &cobra.Command{
+		Use: "demo-server", Short: "run the built-in demo MCP server (stdio, or Streamable HTTP with --http)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := demoserver.Options{Root: root, Name: "mcprt-demo", Version: mcprt.Version}
+			if httpAddr == "" {
+				return demoserver.ServeStdio(cmd.Context(), os.Stdin, os.Stdout, opts)
+			}
+			err := demoserver.ServeHTTP(cmd.Context(), httpAddr, opts, func(url string) {
+				fmt.Fprintln(g.stdout, "demo server listening on "+url)
+			})
+			if err != nil && cmd.Context().Err() == nil {
+				return usage("%s", err.Error())
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this 127.0.0.1 address instead of stdio")
+	cmd.Flags().StringVar(&root, "root", "", "directory read_file may read (default: the working directory)")
+	return cmd
+}
+
+// demoCmd is the zero-configuration tour: it starts the built-in demo
+// server as a child process over stdio and uses it through the runtime
+// exactly as an agent would.
+func demoCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use: "demo", Short: "a zero-configuration tour on the built-in demo server", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			self, err := os.Executable()
+			if err != nil {
+				return failed("cannot find this program's own path to start the demo server")
+			}
+			dir, err := os.MkdirTemp("", "mcprt-demo-")
+			if err != nil {
+				return failed("cannot create a scratch directory for the demo")
+			}
+			defer os.RemoveAll(dir)
+			note := filepath.Join(dir, "hello.txt")
+			if err := os.WriteFile(note, []byte("Hello from a file the demo server read for mcprt.\n"), 0o600); err != nil {
+				return failed("cannot write the demo's sample file")
+			}
+			o := mcprt.Options{Config: &config.File{MCPServers: map[string]config.Server{
+				"demo": {Command: self, Args: []string{"demo-server", "--root", dir}},
+			}}}
+			if g.verbose {
+				o.Logger = nil
+			}
+			start := time.Now()
+			rt, err := mcprt.Start(cmd.Context(), o)
+			if err != nil {
+				return failed(err.Error())
+			}
+			defer g.closeRuntime(rt)
+			say := func(format string, args ...any) { fmt.Fprintf(g.stdout, format+"\n", args...) }
+			mcp, _ := rt.Tool(tools.MCPToolName)
+			step := func(title string, args map[string]any) (mcprt.Result, error) {
+				b, _ := json.Marshal(args)
+				say("\n$ mcp %s   # %s", b, title)
+				r := mcp.Execute(cmd.Context(), b)
+				say("%s", indent(r.Text))
+				return r, resultError(r)
+			}
+			say("mcprt demo: one proxy tool, \"mcp\", in front of the built-in demo server (started as a child process over stdio).")
+			if _, err := step("status: nothing is connected yet, servers are lazy", map[string]any{}); err != nil {
+				return err
+			}
+			if _, err := step("list the demo server's tools (this starts it)", map[string]any{"server": "demo"}); err != nil {
+				return err
+			}
+			if _, err := step("call a tool", map[string]any{"tool": "echo", "args": map[string]any{"message": "hello, MCP"}}); err != nil {
+				return err
+			}
+			if _, err := step("arguments may also be a JSON string", map[string]any{"tool": "add", "args": `{"a": 2, "b": 40}`}); err != nil {
+				return err
+			}
+			if _, err := step("read a file inside the server's root", map[string]any{"tool": "read_file", "args": map[string]any{"path": "hello.txt"}}); err != nil {
+				return err
+			}
+			r, _ := step("a bad call gets a clear error, never a crash", map[string]any{"tool": "no_such_tool"})
+			if r.ErrorCode() != "tool_not_found" {
+				return failed("the demo expected tool_not_found for an unknown tool")
+			}
+			if _, err := step("status again: connected", map[string]any{}); err != nil {
+				return err
+			}
+			say("\nDone in %s. Closing the runtime stops the server and reaps its process.", time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+}
+
+func indent(s string) string {
+	out := ""
+	for i, line := range splitLines(s) {
+		if i > 0 {
+			out += "\n"
+		}
+		out += "  " + line
+	}
+	return out
+}
+
+func splitLines(s string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			lines = append(lines, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(lines, s[start:])
+}

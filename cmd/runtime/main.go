@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/google/shlex"
+	"github.com/spf13/cobra"
+
+	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usage(format string, args ...any) error {
+	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
+}
+
+func failed(msg string) error { return &exitError{code: 1, msg: msg} }
+
+// globals are the flags every command takes.
+type globals struct {
+	config  string
+	url     string
+	stdio   string
+	json    bool
+	verbose bool
+	stdout  io.Writer
+	stderr  io.Writer
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	g := &globals{stdout: stdout, stderr: stderr}
+	root := newRoot(g)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, "runtime: "+oneLine(ee.msg))
+		}
+		return ee.code
+	}
+	// cobra's own errors (unknown command or flag, wrong argument count).
+	fmt.Fprintln(stderr, "runtime: "+oneLine(err.Error()))
+	return 2
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func newRoot(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "runtime",
+		Short:         "mcprt demo CLI: connect to MCP servers and use them as an agent would",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	f := root.PersistentFlags()
+	f.StringVar(&g.config, "config", "", "read only this configuration file")
+	f.StringVar(&g.url, "url", "", `use one ad-hoc Streamable HTTP server named "adhoc" (SSE fallback)`)
+	f.StringVar(&g.stdio, "stdio", "", `use one ad-hoc stdio server named "adhoc": "CMD ARGS", split with shell quoting`)
+	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
+	f.BoolVarP(&g.verbose, "verbose", "v", false, "log diagnostics to stderr")
+	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g))
+	return root
+}
+
+// options builds the runtime's Options from the flags.
+func (g *globals) options() (mcprt.Options, error) {
+	var o mcprt.Options
+	if g.verbose {
+		o.Logger = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	set := 0
+	for _, v := range []string{g.config, g.url, g.stdio} {
+		if v != "" {
+			set++
+		}
+	}
+	if set > 1 {
+		return o, usage("use only one of --config, --url and --stdio")
+	}
+	switch {
+	case g.url != "":
+		o.Config = &config.File{MCPServers: map[string]config.Server{adhoc: {URL: g.url}}}
+	case g.stdio != "":
+		words, err := shlex.Split(g.stdio)
+		if err != nil || len(words) == 0 {
+			return o, usage("--stdio needs a command line, e.g. --stdio \"npx -y some-server\"")
+		}
+		o.Config = &config.File{MCPServers: map[string]config.Server{adhoc: {Command: words[0], Args: words[1:]}}}
+	default:
+		o.ConfigPath = g.config
+	}
+	return o, nil
+}
+
+const adhoc = "adhoc"
+
+// start starts a runtime and reports configuration problems as usage
+// errors (exit 2).
+func (g *globals) start(ctx context.Context) (*mcprt.Runtime, error) {
+	o, err := g.options()
+	if err != nil {
+		return nil, err
+	}
+	rt, err := mcprt.Start(ctx, o)
+	if err != nil {
+		return nil, usage("%s", err.Error())
+	}
+	for _, is := range rt.ConfigIssues() {
+		fmt.Fprintln(g.stderr, "runtime: warning: "+is.String())
+	}
+	return rt, nil
+}
+
+// closeRuntime closes rt, reporting a failed shutdown without hiding the
+// command's own error.
+func (g *globals) closeRuntime(rt *mcprt.Runtime) {
+	if err := rt.Close(); err != nil {
+		fmt.Fprintln(g.stderr, "runtime: warning: "+oneLine(err.Error()))
+	}
+}
+
+// resultError maps a tool result to the command's outcome.
+func resultError(r mcprt.Result) error {
+	if !r.IsError {
+		return nil
+	}
+	msg := r.Text
+	if m, ok := r.Details["message"].(string); ok {
+		msg = m
+	}
+	msg = strings.TrimPrefix(msg, "Error: ")
+	switch r.ErrorCode() {
+	case messages.KindInvalidArgs.Code(), messages.KindServerNotFound.Code(), messages.KindConfig.Code():
+		return usage("%s", msg)
+	}
+	return failed(msg)
+}

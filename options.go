@@ -1,0 +1,63 @@
+package mcprt
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// Host is the agent host embedding the runtime. Both methods must return
+// promptly; the runtime calls them one at a time.
+type Host interface {
+	// Deliver puts a message into the conversation (events wakeups).
+	Deliver(ctx context.Context, m messages.HostMessage)
+	// Notify shows a notice to the user, never to the model.
+	Notify(ctx context.Context, n messages.Notice)
+}
+
+// Options configure Start. The zero value runs with the configuration files
+// of the working directory and every production seam.
+type Options struct {
+	// Host receives deliveries and notices; nil drops them.
+	Host Host
+	// AgentDir holds the runtime's own files (metadata cache, overrides).
+	// Default: $MCPRT_AGENT_DIR, else ~/.mcprt/agent.
+	AgentDir string
+	// WorkDir is where project configuration (.mcp.json) is looked up.
+	// Default: the process's working directory.
+	WorkDir string
+	// ConfigPath, when set, is the only configuration file read.
+	ConfigPath string
+	// Config, when set, is an isolated in-memory configuration: no file is
+	// read, nothing is merged into it or written, and the runtime works on
+	// its own copy.
+	Config *config.File
+	// HostTools are the names of the host's own tools, so the runtime never
+	// registers a tool that collides with one.
+	HostTools []string
+	// Logger receives diagnostics. Nil means silent, unless the environment
+	// variable MCPRT_LOG=debug asks for debug logs on stderr.
+	Logger *slog.Logger
+	// ClientName and ClientVersion identify mcprt in handshakes.
+	ClientName, ClientVersion string
+
+	// The seams below exist for deterministic simulation and tests; their
+	// zero values mean production.
+
+	// Clock is the source of all time and timers (default: the wall clock).
+	Clock clock.Clock
+	// Rand is the source of every id the runtime makes (default:
+	// crypto-seeded).
+	Rand clock.Rand
+	// Dispatcher runs every actor the runtime spawns (default: protoactor's
+	// goroutine dispatcher).
+	Dispatcher actor.Dispatcher
+	// Dialer is the asynchronous connection port between actors and MCP I/O
+	// (default: real stdio, HTTP and socket transports).
+	Dialer messages.Dialer
+}

@@ -1,0 +1,160 @@
+package mcprt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/mcprt/mcprt/actors"
+	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/supervisor"
+	"github.com/mcprt/mcprt/tools"
+	"github.com/mcprt/mcprt/transports"
+)
+
+// Version is mcprt's version as sent in handshakes.
+const Version = "0.1.0"
+
+// Tool is an agent-facing tool; see tools.Tool.
+type Tool = tools.Tool
+
+// Result is a tool's result; see tools.Result.
+type Result = tools.Result
+
+// Runtime is a running mcprt. Its methods are safe for concurrent use.
+type Runtime struct {
+	sys    *actors.System
+	dialer *transports.Dialer // nil when a Dialer was injected
+	tools  []Tool
+	issues []config.Issue
+	logger *slog.Logger
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start reads the configuration and starts one supervised actor per
+// configured server. It does not wait for any server: lazy servers connect
+// on first use, eager and keep-alive ones start connecting now. A
+// configuration that cannot be read at all is an error of kind
+// messages.KindConfig; problems with single entries are reported through
+// ConfigIssues (and Host.Notify) while every other server runs.
+func Start(ctx context.Context, opts Options) (*Runtime, error) {
+	eff, err := config.Load(config.Sources{Path: opts.ConfigPath, WorkDir: opts.WorkDir, Inline: opts.Config})
+	if err != nil {
+		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = defaultLogger()
+	}
+	rt := &Runtime{issues: eff.Issues, logger: logger}
+	for _, is := range eff.Issues {
+		if opts.Host != nil {
+			opts.Host.Notify(ctx, messages.Notice{Level: messages.NoticeWarning, Server: is.Server, Text: is.String()})
+		}
+	}
+	servers, err := serverConfigs(eff)
+	if err != nil {
+		return nil, err
+	}
+	dialer := opts.Dialer
+	if dialer == nil {
+		rt.dialer = &transports.Dialer{Clock: opts.Clock, Logger: logger.With("component", "transports"),
+			Stderr: func(server, line string) { logger.Info("server stderr", "server", server, "line", line) }}
+		dialer = rt.dialer
+	}
+	name, version := opts.ClientName, opts.ClientVersion
+	if name == "" {
+		name, version = "mcprt", Version
+	}
+	sys, err := actors.Start(actors.Config{
+		Servers: servers, Clock: opts.Clock, Rand: opts.Rand, Dispatcher: opts.Dispatcher, Dialer: dialer,
+		Logger: logger, ClientName: name, ClientVersion: version,
+	})
+	if err != nil {
+		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}
+	}
+	rt.sys = sys
+	rt.tools = []Tool{tools.NewMCP(sys).Tool()}
+	return rt, nil
+}
+
+// serverConfigs turns effective configuration into what the actors need.
+func serverConfigs(eff *config.Effective) ([]actors.ServerConfig, error) {
+	out := make([]actors.ServerConfig, 0, len(eff.Servers))
+	for _, s := range eff.Servers {
+		mode, err := supervisor.ParseMode(s.Lifecycle)
+		if err != nil {
+			return nil, &messages.Error{Kind: messages.KindConfig, Server: s.Name, Message: "field lifecycle: " + err.Error()}
+		}
+		out = append(out, actors.ServerConfig{
+			Name:           s.Name,
+			Endpoint:       s.Endpoint(),
+			Policy:         supervisor.Policy{Mode: mode, IdleTimeout: s.Idle(eff.Settings), Disabled: s.Disabled},
+			StartupTimeout: s.StartupTimeout(), CatalogTimeout: s.CatalogTimeout(), CallTimeout: s.CallTimeout(eff.Settings),
+		})
+	}
+	return out, nil
+}
+
+func defaultLogger() *slog.Logger {
+	if os.Getenv("MCPRT_LOG") == "debug" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Tools returns the agent-facing tools to register with the model loop.
+func (r *Runtime) Tools() []Tool { return append([]Tool(nil), r.tools...) }
+
+// Tool returns the agent-facing tool with the given name.
+func (r *Runtime) Tool(name string) (Tool, bool) {
+	for _, t := range r.tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// Status returns every configured server's status without connecting any.
+func (r *Runtime) Status() []messages.ServerStatus { return r.sys.Status(context.Background()) }
+
+// Servers returns the configured server names in configuration order.
+func (r *Runtime) Servers() []string { return r.sys.Names() }
+
+// ConfigIssues returns the configuration problems found at Start.
+func (r *Runtime) ConfigIssues() []config.Issue { return append([]config.Issue(nil), r.issues...) }
+
+// Connect connects (or, with fresh, reconnects) a server now and lists its
+// tools.
+func (r *Runtime) Connect(ctx context.Context, server string, fresh bool) (messages.ServerInfo, error) {
+	c := r.sys.Connect(ctx, server, fresh)
+	if c.Err != nil {
+		return messages.ServerInfo{}, c.Err
+	}
+	if l := r.sys.ListAll(ctx, server, "tools/list", "tools", messages.OriginExplicit); l.Err != nil {
+		return c.Info, l.Err
+	}
+	return c.Info, nil
+}
+
+// Close shuts the runtime down: new calls are refused, in-flight calls fail,
+// every connection closes and every child process is reaped, every actor
+// stops, and every goroutine the runtime started has returned. It is
+// bounded in time and safe to call more than once.
+func (r *Runtime) Close() error {
+	r.closeOnce.Do(func() {
+		err := r.sys.Close()
+		if r.dialer != nil && !r.dialer.WaitFor(actors.ShutdownTimeout) {
+			err = errors.Join(err, fmt.Errorf("mcprt: transport goroutines did not end within %s", actors.ShutdownTimeout))
+		}
+		r.closeErr = err
+	})
+	return r.closeErr
+}
