@@ -1,0 +1,184 @@
+package testserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// EnvArgs names the environment variable that turns a process calling
+// [MainIfRequested] into the test server. Its value is the server's command
+// line, split on white space.
+const EnvArgs = "MCPRT_TESTSERVER_ARGS"
+
+// EnvCancelLog names the environment variable holding the file the hang tool
+// appends the line "cancelled" to when its call is cancelled.
+const EnvCancelLog = "MCPRT_TEST_CANCEL_LOG"
+
+// ModernOnlyMessage is the error message --modern-only answers initialize with.
+const ModernOnlyMessage = "initialize is not supported: use server/discover"
+
+// legacyMethods are the requests an --ignore-unknown server answers.
+var legacyMethods = map[string]bool{
+	string(mcp.MethodInitialize): true,
+	string(mcp.MethodPing):       true,
+	string(mcp.MethodToolsList):  true,
+	string(mcp.MethodToolsCall):  true,
+}
+
+// config is the parsed command line.
+type config struct {
+	stdio         bool
+	httpAddr      string
+	sseAddr       string
+	socketPath    string
+	postStatus    int
+	modernOnly    bool
+	ignoreUnknown bool
+	garbage       bool
+	pageSize      int
+	extraTools    int
+	instructions  string
+	name          string
+}
+
+// MainIfRequested runs the test server and exits the process when the
+// environment variable [EnvArgs] is set; otherwise it returns at once. A test
+// binary calls it first thing in TestMain so that tests can start the server
+// by re-executing themselves. The variable is removed from the server's own
+// environment, so the env and environ tools do not report it.
+func MainIfRequested() {
+	args, ok := os.LookupEnv(EnvArgs)
+	if !ok {
+		return
+	}
+	_ = os.Unsetenv(EnvArgs)
+	os.Exit(Main(strings.Fields(args)))
+}
+
+// Main runs the test server with the given command line (without the program
+// name) and returns the process exit status: 0 after a clean shutdown (end of
+// stdin), 1 on a runtime error, 2 on a usage error.
+func Main(args []string) int {
+	cfg, err := parseFlags(args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, "testserver:", err)
+		return 2
+	}
+	srv := newServer(cfg)
+	ctx := context.Background()
+	switch {
+	case cfg.httpAddr != "":
+		err = serveStreamable(ctx, cfg, srv)
+	case cfg.sseAddr != "":
+		err = serveSSE(ctx, cfg, srv)
+	case cfg.socketPath != "":
+		err = serveSocket(ctx, cfg, srv)
+	default:
+		err = serveStdio(ctx, cfg, srv)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testserver:", err)
+		return 1
+	}
+	return 0
+}
+
+func parseFlags(args []string) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("testserver", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	fs.BoolVar(&cfg.stdio, "stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout (the default)")
+	fs.StringVar(&cfg.httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp (ADDR on 127.0.0.1)")
+	fs.StringVar(&cfg.sseAddr, "sse", "", "serve legacy HTTP+SSE at http://ADDR/mcp (ADDR on 127.0.0.1)")
+	fs.StringVar(&cfg.socketPath, "socket", "", "serve newline-delimited JSON-RPC on a Unix socket at PATH")
+	fs.IntVar(&cfg.postStatus, "post-status", 0, "with --http: answer every POST with this HTTP status and no body")
+	fs.BoolVar(&cfg.modernOnly, "modern-only", false, "refuse initialize; only server/discover negotiates")
+	fs.BoolVar(&cfg.ignoreUnknown, "ignore-unknown", false, "never answer requests for unimplemented methods")
+	fs.BoolVar(&cfg.garbage, "garbage", false, "with stdio: write a non-JSON line before serving")
+	fs.IntVar(&cfg.pageSize, "page-size", 0, "tools/list page size (0: no pagination)")
+	fs.IntVar(&cfg.extraTools, "extra-tools", 0, "add N dummy tools named extra_000...")
+	fs.StringVar(&cfg.instructions, "instructions", "", "server instructions")
+	fs.StringVar(&cfg.name, "name", "testserver", "server name")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	modes := 0
+	for _, set := range []bool{cfg.httpAddr != "", cfg.sseAddr != "", cfg.socketPath != ""} {
+		if set {
+			modes++
+		}
+	}
+	switch {
+	case modes > 1 || (modes == 1 && cfg.stdio):
+		return cfg, errors.New("choose one of --stdio, --http, --sse and --socket")
+	case cfg.postStatus != 0 && cfg.httpAddr == "":
+		return cfg, errors.New("--post-status needs --http")
+	case cfg.postStatus != 0 && (cfg.postStatus < 100 || cfg.postStatus > 599):
+		return cfg, fmt.Errorf("--post-status %d is not an HTTP status", cfg.postStatus)
+	case cfg.garbage && modes > 0:
+		return cfg, errors.New("--garbage works only with --stdio")
+	case cfg.ignoreUnknown && (cfg.httpAddr != "" || cfg.sseAddr != ""):
+		return cfg, errors.New("--ignore-unknown works only with --stdio and --socket")
+	case cfg.modernOnly && cfg.sseAddr != "":
+		return cfg, errors.New("--modern-only does not work with --sse")
+	case cfg.pageSize < 0 || cfg.extraTools < 0:
+		return cfg, errors.New("--page-size and --extra-tools must not be negative")
+	}
+	return cfg, nil
+}
+
+// filter returns the request filter the stdio and socket loops apply.
+func (cfg config) filter() requestFilter {
+	if !cfg.modernOnly && !cfg.ignoreUnknown {
+		return nil
+	}
+	return func(method string, id json.RawMessage) (any, bool) {
+		if cfg.modernOnly && method == string(mcp.MethodInitialize) {
+			return newErrorReply(id, mcp.METHOD_NOT_FOUND, ModernOnlyMessage), true
+		}
+		if cfg.ignoreUnknown && !legacyMethods[method] {
+			return nil, true
+		}
+		return nil, false
+	}
+}
+
+func serveStdio(ctx context.Context, cfg config, srv *server.MCPServer) error {
+	if cfg.garbage {
+		if _, err := io.WriteString(os.Stdout, "this is not json\n"); err != nil {
+			return err
+		}
+	}
+	return serveLines(ctx, srv, "stdio", os.Stdin, os.Stdout, cfg.filter())
+}
+
+// stdinClosed returns a channel closed when stdin reaches end of file. When
+// stdin is not a pipe or socket (for example /dev/null or a terminal) the
+// channel is never closed: the server then runs until it is killed.
+func stdinClosed() <-chan struct{} {
+	ch := make(chan struct{})
+	fi, err := os.Stdin.Stat()
+	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		return ch
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		close(ch)
+	}()
+	return ch
+}
