@@ -72,7 +72,10 @@ type opState struct {
 
 var _ messages.Conn = (*conn)(nil)
 
-func newConn(d *Dialer, req messages.DialRequest, sink messages.Sink, ctx context.Context, cancel context.CancelFunc) *conn {
+// newConn prepares a connection attempt whose lifetime is a child of the
+// dial's context: cancelling the dial ends it, releasing it ends only it.
+func newConn(d *Dialer, req messages.DialRequest, sink messages.Sink, dialCtx context.Context) *conn {
+	ctx, cancel := context.WithCancel(dialCtx)
 	field := map[messages.TransportKind]string{messages.TransportStdio: "command", messages.TransportHTTP: "url", messages.TransportSocket: "socket"}[req.Endpoint.Kind()]
 	return &conn{
 		connInfo: connInfo{server: req.Server, field: field, secrets: secretsOf(req.Endpoint)},

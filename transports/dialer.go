@@ -90,7 +90,7 @@ func (d *Dialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dia
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &dialing{cancel: cancel}
 	d.spawn(func() {
-		c, info, err := d.open(ctx, cancel, req, sink)
+		c, info, err := d.open(ctx, req, sink)
 		g.done.Store(true)
 		if err != nil {
 			cancel()
@@ -105,9 +105,9 @@ func (d *Dialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dia
 
 // open builds the transport, starts it and runs the handshake. On failure
 // everything it started is released before it returns.
-func (d *Dialer) open(ctx context.Context, cancel context.CancelFunc, req messages.DialRequest, sink messages.Sink) (*conn, messages.ServerInfo, *messages.Error) {
+func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messages.Sink) (*conn, messages.ServerInfo, *messages.Error) {
 	ep := req.Endpoint
-	c := newConn(d, req, sink, ctx, cancel)
+	c := newConn(d, req, sink, ctx)
 	var err error
 	switch ep.Kind() {
 	case messages.TransportStdio:
@@ -125,7 +125,7 @@ func (d *Dialer) open(ctx context.Context, cancel context.CancelFunc, req messag
 	info, herr := c.start(ctx, ep.ProtocolVersion)
 	if herr != nil && ep.Kind() == messages.TransportHTTP && c.fallbackToSSE(herr) {
 		c.release()
-		c = newConn(d, req, sink, ctx, cancel)
+		c = newConn(d, req, sink, ctx)
 		if err := c.openHTTP(true); err != nil {
 			return nil, messages.ServerInfo{}, c.classify(messages.KindConnectFailed, err)
 		}

@@ -74,6 +74,7 @@ func tools() []server.ServerTool {
 		tool("grandchild", "Starts 'sleep 300' as a child process and returns its PID.", grandchildTool),
 		tool("notify", "Sends notifications/tools/list_changed, then returns ok.", notifyTool),
 		tool("fail", "Returns a tool error: 'failed on purpose'.", failTool),
+		tool("header", "Returns an HTTP request header's value, or <unset> (HTTP modes only).", headerTool, str("name", "Header name.")),
 	}
 }
 
@@ -222,4 +223,15 @@ func notifyTool(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult
 
 func failTool(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	return mcp.NewToolResultError("failed on purpose"), nil
+}
+
+func headerTool(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name, err := req.RequireString("name")
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	if v := req.Header.Get(name); v != "" {
+		return text(v), nil
+	}
+	return text("<unset>"), nil
 }

@@ -1,0 +1,158 @@
+package testenv
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/internal/testserver"
+)
+
+// startupWait bounds how long a peer may take to start listening.
+const startupWait = 60 * time.Second
+
+// Proc is a peer process started by a test.
+type Proc struct {
+	Cmd    *exec.Cmd
+	mu     sync.Mutex
+	output strings.Builder // guarded by mu
+}
+
+// Output returns what the process wrote so far (stdout and stderr).
+func (p *Proc) Output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.output.String()
+}
+
+// start runs cmd in its own process group and waits until a line of its
+// output satisfies ready; it returns that line. A cleanup kills the group.
+func start(t testing.TB, cmd *exec.Cmd, ready func(line string) bool) (*Proc, string) {
+	t.Helper()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	p := &Proc{Cmd: cmd}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		pw.Close()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.output.WriteString(line + "\n")
+			p.mu.Unlock()
+			if !sent && ready(line) {
+				found <- line
+				sent = true
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	timeout := make(chan struct{})
+	timer := clock.Real{}.AfterFunc(startupWait, func() { close(timeout) })
+	defer timer.Stop()
+	select {
+	case line := <-found:
+		return p, line
+	case <-exited:
+		t.Fatalf("%s exited before it was ready; output:\n%s", cmd.Path, p.Output())
+	case <-timeout:
+		t.Fatalf("%s was not ready within %s; output:\n%s", cmd.Path, startupWait, p.Output())
+	}
+	return nil, ""
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// StartEverything starts server-everything in mode ("sse" or
+// "streamableHttp") on a free port and returns its base URL
+// (http://127.0.0.1:PORT). It listens on every interface; tests address it
+// only through 127.0.0.1.
+func StartEverything(t testing.TB, mode string) string {
+	t.Helper()
+	js := EverythingJS(t)
+	port := FreePort(t)
+	cmd := exec.Command(Node(t), js, mode)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	start(t, cmd, func(line string) bool { return strings.Contains(line, fmt.Sprintf("port %d", port)) })
+	return fmt.Sprintf("http://127.0.0.1:%d", port)
+}
+
+// TestServerEnv returns the environment that turns the running test binary
+// into the test server with args (plus extra KEY=VALUE pairs), as a map for
+// a stdio server's configured env.
+func TestServerEnv(args string, extra ...string) map[string]string {
+	env := map[string]string{
+		testserver.EnvArgs: args,
+		"GORACE":           strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0"),
+	}
+	for _, kv := range extra {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return env
+}
+
+// Self returns the running test binary, which becomes the test server when
+// TestServerEnv's variables are set and its TestMain calls
+// testserver.MainIfRequested.
+func Self(t testing.TB) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// StartTestServer starts the test server in a network mode (args contains
+// --http, --sse or --socket) and returns what it listens on (a URL or a
+// socket path).
+func StartTestServer(t testing.TB, args string, extra ...string) (string, *Proc) {
+	t.Helper()
+	cmd := exec.Command(Self(t))
+	cmd.Env = os.Environ()
+	for k, v := range TestServerEnv(args, extra...) {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	p, line := start(t, cmd, func(line string) bool { return strings.HasPrefix(line, "LISTEN ") })
+	return strings.TrimPrefix(line, "LISTEN "), p
+}
