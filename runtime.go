@@ -25,6 +25,9 @@ type Tool = tools.Tool
 // Result is a tool's result; see tools.Result.
 type Result = tools.Result
 
+// MCPToolName is the name of the proxy tool.
+const MCPToolName = tools.MCPToolName
+
 // Runtime is a running mcprt. Its methods are safe for concurrent use.
 type Runtime struct {
 	sys    *actors.System

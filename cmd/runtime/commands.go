@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	mcprt "github.com/mcprt/mcprt"
-	"github.com/mcprt/mcprt/tools"
 )
 
 // runTool runs one agent-facing tool exactly as a model would and prints
@@ -60,7 +59,7 @@ func statusCmd(g *globals) *cobra.Command {
 		Use: "status", Short: "show every configured server's status (connects nothing)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
-				return g.runTool(cmd, rt, tools.MCPToolName, json.RawMessage(`{}`))
+				return g.runTool(cmd, rt, mcprt.MCPToolName, json.RawMessage(`{}`))
 			})
 		},
 	}
@@ -78,9 +77,9 @@ func listCmd(g *globals) *cobra.Command {
 					server = names[0]
 				}
 				if server == "" {
-					return g.runTool(cmd, rt, tools.MCPToolName, json.RawMessage(`{}`))
+					return g.runTool(cmd, rt, mcprt.MCPToolName, json.RawMessage(`{}`))
 				}
-				return g.runTool(cmd, rt, tools.MCPToolName, mcpArgs(map[string]any{"server": server}))
+				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(map[string]any{"server": server}))
 			})
 		},
 	}
@@ -101,7 +100,7 @@ func callCmd(g *globals) *cobra.Command {
 				}
 			}
 			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
-				return g.runTool(cmd, rt, tools.MCPToolName, mcpArgs(map[string]any{"tool": args[0], "args": raw}))
+				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(map[string]any{"tool": args[0], "args": raw}))
 			})
 		},
 	}
@@ -133,7 +132,7 @@ func connectCmd(g *globals) *cobra.Command {
 				if !g.json {
 					fmt.Fprintf(g.stdout, "connected to %s (%s, protocol %s, %s)\n", args[0], orUnknown(info.Name), info.ProtocolVersion, info.Transport)
 				}
-				return g.runTool(cmd, rt, tools.MCPToolName, mcpArgs(map[string]any{"server": args[0]}))
+				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(map[string]any{"server": args[0]}))
 			})
 		},
 	}

@@ -12,7 +12,6 @@ import (
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/demoserver"
-	"github.com/mcprt/mcprt/tools"
 )
 
 func demoServerCmd(g *globals) *cobra.Command {
@@ -71,7 +70,7 @@ func demoCmd(g *globals) *cobra.Command {
 			}
 			defer g.closeRuntime(rt)
 			say := func(format string, args ...any) { fmt.Fprintf(g.stdout, format+"\n", args...) }
-			mcp, _ := rt.Tool(tools.MCPToolName)
+			mcp, _ := rt.Tool(mcprt.MCPToolName)
 			step := func(title string, args map[string]any) (mcprt.Result, error) {
 				b, _ := json.Marshal(args)
 				say("\n$ mcp %s   # %s", b, title)
