@@ -53,6 +53,7 @@ var layers = map[string]layer{
 	"cmd/runtime":         {[]string{"", "demoserver", "messages", "clock", "config", modCobra, modShlex}, "cmd/runtime is wiring only"},
 	"internal/testserver": {[]string{"messages", "clock", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
 	"internal/testenv":    {[]string{"clock", "internal/testserver"}, "testenv only installs and starts test peers"},
+	"internal/bench":      {nil, "bench holds benchmarks only"},
 }
 
 // pure packages are state machines: no goroutines, channels, locks or contexts.
