@@ -110,7 +110,11 @@ var urlPattern = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"']+`)
 // have been built by a library from a request (Go's *url.Error quotes the
 // URL, credentials included).
 func (c *connInfo) scrub(s string) string {
-	s = urlPattern.ReplaceAllString(s, "<url>")
+	return c.redact(urlPattern.ReplaceAllString(s, "<url>"))
+}
+
+// redact replaces every configured value in s and folds it onto one line.
+func (c *connInfo) redact(s string) string {
 	for _, v := range c.secrets {
 		if len(v) >= 4 {
 			s = strings.ReplaceAll(s, v, "<redacted>")

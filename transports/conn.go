@@ -59,6 +59,13 @@ type conn struct {
 	endErr  error // why it stopped
 	closing bool
 
+	// noteMu orders notifications with the DialResult and ConnClosed:
+	// those that arrive before the DialResult is delivered wait in early,
+	// those that arrive after ConnClosed are dropped.
+	noteMu    sync.Mutex
+	noteState int                         // guarded by noteMu: notesEarly, notesOpen or notesClosed
+	early     []messages.ConnNotification // guarded by noteMu
+
 	opsWG     sync.WaitGroup
 	closeOnce sync.Once
 	released  atomic.Bool
@@ -129,7 +136,7 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 	slot := &statusSlot{}
 	resp, err := c.tr.SendRequest(withSlot(ctx, slot), req)
 	c.mu.Lock()
-	aborted, closing := st.aborted, c.closing
+	aborted, closing, ended := st.aborted, c.closing, c.ended
 	c.mu.Unlock()
 	switch {
 	case err == nil && resp.Error != nil:
@@ -138,6 +145,14 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 		res.Result = resp.Result
 	case aborted:
 		res.Err = messages.Errorf(messages.KindAborted, c.server, "cancelled")
+	case c.lc != nil && c.lc.endedByPeer():
+		// The server ended the stream (exit, EOF, protocol violation): that,
+		// not the closing it caused, is why the request failed.
+		res.Err = c.lineEndError()
+	case ended:
+		// The transport failed (an SSE stream broke or carried an oversized
+		// event) and closing it ended this request: report the failure.
+		res.Err = c.endError()
 	case closing:
 		res.Err = messages.Errorf(messages.KindDisconnected, c.server, "connection closed")
 	default:
@@ -154,9 +169,6 @@ func (c *conn) opError(err error, slot *statusSlot) *messages.Error {
 		err = fmt.Errorf("%w: %w", &statusError{int(s)}, err)
 	}
 	e := c.classify(messages.KindDisconnected, err)
-	if c.lc != nil && c.lc.isDone() {
-		e = c.endError()
-	}
 	if c.kind == messages.TransportHTTP || c.kind == messages.TransportSSE {
 		if e.Kind == messages.KindDisconnected || errors.Is(err, errHTTPUnreachable(err)) {
 			c.lost(err)
@@ -194,8 +206,24 @@ func (c *conn) Cancel(id messages.OpID) {
 		return // aborting the POST is the cancellation
 	}
 	params := map[string]any{"requestId": st.reqID, "reason": "cancelled by the client"}
-	c.d.spawn(func() {
+	c.background(func() {
 		_ = c.tr.SendNotification(c.ctx, notification(string(mcp.MethodNotificationCancelled), params))
+	})
+}
+
+// background runs f on a goroutine that shutdown waits for, unless the
+// connection is closing (then f is dropped: there is nobody to send to).
+func (c *conn) background(f func()) {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.opsWG.Add(1)
+	c.mu.Unlock()
+	c.d.spawn(func() {
+		defer c.opsWG.Done()
+		f()
 	})
 }
 
@@ -205,7 +233,7 @@ func (c *conn) Notify(method string, params json.RawMessage) {
 	if len(params) > 0 && json.Unmarshal(params, &fields) != nil {
 		return
 	}
-	c.d.spawn(func() { _ = c.tr.SendNotification(c.ctx, notification(method, fields)) })
+	c.background(func() { _ = c.tr.SendNotification(c.ctx, notification(method, fields)) })
 }
 
 func notification(method string, fields map[string]any) mcp.JSONRPCNotification {
@@ -236,6 +264,12 @@ func (c *conn) lost(cause error) {
 // markOpen records that the DialResult has been delivered; if the transport
 // already ended meanwhile, the connection closes now.
 func (c *conn) markOpen() {
+	c.noteMu.Lock()
+	for _, n := range c.early {
+		c.sink(n)
+	}
+	c.early, c.noteState = nil, notesOpen
+	c.noteMu.Unlock()
 	c.mu.Lock()
 	c.open = true
 	ended := c.ended
@@ -253,9 +287,13 @@ func (c *conn) shutdown(reason *messages.Error) {
 		c.mu.Unlock()
 		c.release()
 		c.opsWG.Wait()
+		c.closeIdle() // connections the last requests handed back
 		if reason != nil && c.proc != nil {
 			reason = c.endError() // the exit status is known now
 		}
+		c.noteMu.Lock() // a late notification from an HTTP reader is dropped
+		c.noteState = notesClosed
 		c.sink(messages.ConnClosed{Server: c.server, Gen: c.gen, Err: reason})
+		c.noteMu.Unlock()
 	})
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/mcprt/mcprt/messages"
 )
@@ -33,11 +35,41 @@ func (c *conn) release() {
 	if c.lc != nil {
 		c.lc.Wait()
 	}
+	c.closeIdle()
 }
 
-// onNotification forwards a server notification to the sink.
+// closeIdle closes the idle keep-alive connections of an HTTP connection's
+// client, so that none outlives it with its reader and writer goroutines.
+func (c *conn) closeIdle() {
+	if c.http != nil {
+		if t, ok := c.http.base.(interface{ CloseIdleConnections() }); ok {
+			t.CloseIdleConnections()
+		}
+	}
+}
+
+// Notification delivery states (conn.noteState).
+const (
+	notesEarly  = iota // the DialResult is not delivered yet: hold them
+	notesOpen          // deliver them
+	notesClosed        // ConnClosed is delivered: drop them
+)
+
+// maxEarly bounds the notifications held back during a handshake.
+const maxEarly = 256
+
+// onNotification forwards a server notification to the sink, holding it
+// back until the DialResult has been delivered.
 func (c *conn) onNotification(method string, params json.RawMessage) {
-	c.sink(messages.ConnNotification{Server: c.server, Gen: c.gen, Method: method, Params: params})
+	n := messages.ConnNotification{Server: c.server, Gen: c.gen, Method: method, Params: params}
+	c.noteMu.Lock()
+	defer c.noteMu.Unlock()
+	switch {
+	case c.noteState == notesOpen:
+		c.sink(n)
+	case c.noteState == notesEarly && len(c.early) < maxEarly:
+		c.early = append(c.early, n)
+	}
 }
 
 // onReadEnd is called by the line reader when it stops.
@@ -72,16 +104,33 @@ func (c *conn) endError() *messages.Error {
 	c.mu.Lock()
 	cause := c.endErr
 	c.mu.Unlock()
+	return c.describeEnd(cause, "")
+}
+
+// describeEnd explains an end of the transport the runtime did not ask for;
+// cause nil means end of file. during qualifies an exit ("during the
+// handshake").
+func (c *conn) describeEnd(cause error, during string) *messages.Error {
 	var e *messages.Error
 	switch {
 	case cause == nil || errors.Is(cause, errEOF):
-		e = messages.Errorf(messages.KindDisconnected, c.server, "%s", c.exitText())
+		e = messages.Errorf(messages.KindDisconnected, c.server, "%s%s", c.exitText(), during)
 	case errors.Is(cause, errStreamLost) && !errors.Is(cause, ErrFrameTooLarge):
 		e = messages.Errorf(messages.KindDisconnected, c.server, "the server's SSE stream ended")
 	default:
 		e = c.classify(messages.KindDisconnected, cause)
 	}
 	return c.withStderr(e)
+}
+
+// lineEndError explains a request that failed because the server ended its
+// stdio or socket connection. A child gets up to the stdin grace period to
+// exit, so that the error can tell its exit status.
+func (c *conn) lineEndError() *messages.Error {
+	if c.proc != nil {
+		waitClosed(c.d.clock(), c.proc.exited, stdinGrace)
+	}
+	return c.describeEnd(c.lc.endErr, "")
 }
 
 func (c *conn) exitText() string {
@@ -95,25 +144,38 @@ func (c *conn) exitText() string {
 }
 
 // handshakeError explains a failed handshake; release has run, so a child's
-// exit status is known.
+// exit status is known. A server that answered is init_failed; one that
+// could not be reached at all is connect_failed; one that broke the
+// protocol is protocol_error.
 func (c *conn) handshakeError(err error) *messages.Error {
-	var e *messages.Error
-	if c.lc != nil && c.lc.isDone() {
-		e = c.endError()
-		e.Kind = messages.KindInitFailed
-		if e.Message != "" && c.proc != nil && c.lc.endErr == nil {
-			e.Message += " during the handshake"
+	if c.lc != nil && errors.Is(err, ErrClosed) {
+		// The stream ended under the handshake: say how.
+		var cause error
+		if c.lc.endedByPeer() {
+			cause = c.lc.endErr
 		}
-		if errors.Is(c.lc.endErr, ErrNotJSON) || errors.Is(c.lc.endErr, ErrFrameTooLarge) {
-			e.Kind = messages.KindProtocol
+		e := c.describeEnd(cause, " during the handshake")
+		if e.Kind == messages.KindDisconnected {
+			e.Kind = messages.KindInitFailed
 		}
 		return e
 	}
-	e = c.classify(messages.KindInitFailed, err)
-	if e.Kind == messages.KindDisconnected {
+	e := c.classify(messages.KindInitFailed, err)
+	switch {
+	case unreachable(err):
+		e.Kind = messages.KindConnectFailed
+	case e.Kind == messages.KindDisconnected:
 		e.Kind = messages.KindInitFailed
 	}
 	return c.withStderr(e)
+}
+
+// unreachable reports whether err says the server could not be reached at
+// all (nothing listening, no route, no such host).
+func unreachable(err error) bool {
+	var dnsErr *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) ||
+		errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &dnsErr)
 }
 
 // withStderr appends the end of a debug server's stderr to a failure.
@@ -121,8 +183,10 @@ func (c *conn) withStderr(e *messages.Error) *messages.Error {
 	if c.proc == nil || !c.endpoint.Debug {
 		return e
 	}
+	// A server may print its own configuration (argv, env) on stderr: the
+	// configured values are redacted there too.
 	if tail := c.proc.stderr.Tail(300); tail != "" {
-		e.Message += "; stderr: " + oneLineMessage(tail)
+		e.Message += "; stderr: " + c.redact(tail)
 	}
 	return e
 }

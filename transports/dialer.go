@@ -75,14 +75,27 @@ func (d *Dialer) spawn(f func()) {
 // dialing is a dial in progress.
 type dialing struct {
 	cancel context.CancelFunc
-	done   atomic.Bool
+	mu     sync.Mutex
+	done   bool // guarded by mu: the outcome is decided
 }
 
-// Cancel abandons the dial if it has not finished.
+// Cancel abandons the dial if it has not finished. Once the connection has
+// been handed over it does nothing: the dial's context is the connection's
+// parent, and cancelling it then would cripple a live connection.
 func (g *dialing) Cancel() {
-	if !g.done.Load() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.done {
 		g.cancel()
 	}
+}
+
+// finish decides the dial's outcome; it reports whether Cancel came first.
+func (g *dialing) finish(ctx context.Context) (cancelled bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.done = true
+	return ctx.Err() != nil
 }
 
 // Dial opens a connection on a goroutine and reports the DialResult to sink.
@@ -91,7 +104,10 @@ func (d *Dialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dia
 	g := &dialing{cancel: cancel}
 	d.spawn(func() {
 		c, info, err := d.open(ctx, req, sink)
-		g.done.Store(true)
+		if g.finish(ctx) && err == nil {
+			c.release() // cancelled just as the handshake ended
+			err = messages.Errorf(messages.KindAborted, req.Server, "connect cancelled")
+		}
 		if err != nil {
 			cancel()
 			sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Err: err})
@@ -123,7 +139,10 @@ func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messag
 		return nil, messages.ServerInfo{}, c.classify(messages.KindConnectFailed, err)
 	}
 	info, herr := c.start(ctx, ep.ProtocolVersion)
-	if herr != nil && ep.Kind() == messages.TransportHTTP && c.fallbackToSSE(herr) {
+	// Legacy HTTP+SSE predates 2026-07-28: a connection pinned to it does
+	// not fall back (it would silently speak 2025-11-25).
+	pinnedModern := ep.ProtocolVersion == messages.Protocol20260728
+	if herr != nil && ep.Kind() == messages.TransportHTTP && !pinnedModern && c.fallbackToSSE(herr) {
 		c.release()
 		c = newConn(d, req, sink, ctx)
 		if err := c.openHTTP(true); err != nil {
@@ -136,7 +155,11 @@ func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messag
 		if ctx.Err() != nil {
 			return nil, messages.ServerInfo{}, messages.Errorf(messages.KindAborted, req.Server, "connect cancelled")
 		}
-		return nil, messages.ServerInfo{}, c.handshakeError(herr)
+		e := c.handshakeError(herr)
+		if ep.Kind() == messages.TransportHTTP && pinnedModern && c.fallbackToSSE(herr) {
+			e.Message += "; legacy HTTP+SSE cannot carry the pinned protocol " + messages.Protocol20260728
+		}
+		return nil, messages.ServerInfo{}, e
 	}
 	info.Transport = c.kind
 	return c, info, nil

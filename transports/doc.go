@@ -4,9 +4,13 @@
 //
 // What it owns:
 //   - stdio: spawning the server in its own process group with a minimal
-//     inherited environment plus its configured env, keeping the last 64 KiB
-//     of its stderr (mirrored only for debug: true), and on close
-//     terminating and reaping it and signalling its whole group;
+//     inherited environment plus its configured env (a command with a slash
+//     is relative to its cwd, a bare name is looked up on its own PATH),
+//     keeping the last 64 KiB of its stderr (mirrored, and shown in errors
+//     with configured values redacted, only for debug: true), and on close
+//     terminating and reaping it and signalling its whole group; a helper
+//     that left the group and holds stderr open delays the reaping by at
+//     most the grace period;
 //   - Unix sockets: newline-delimited JSON-RPC as rmcp-mux serves it;
 //   - our own newline-delimited JSON-RPC codec for both, implementing
 //     mcp-go's transport interface, refusing lines over 16 MiB and output
@@ -14,7 +18,9 @@
 //   - Streamable HTTP and legacy HTTP+SSE through mcp-go's transports, with
 //     an http.RoundTripper that bounds every JSON body and every SSE event
 //     to 16 MiB, falls back to legacy SSE when the endpoint refuses POST with
-//     404, 405 or 406, and lifts mcp-go's 60 s SSE response ceiling;
+//     404, 405 or 406 (unless the endpoint is pinned to 2026-07-28, which
+//     legacy SSE cannot carry), lifts mcp-go's 60 s SSE response ceiling,
+//     and closes its idle connections when the connection closes;
 //   - the handshake: protocolVersion auto (initialize 2025-11-25 first,
 //     server/discover only when refused), 2025-11-25 or 2026-07-28, and on
 //     2026-07-28 connections the _meta envelope and Mcp-Method/Mcp-Name
@@ -27,10 +33,16 @@
 // at once; the work runs on goroutines the Dialer starts and counts (one per
 // dial, one per in-flight request, one reader per stdio or socket
 // connection, one per closing connection). Outcomes reach the caller only
-// through the Sink given to Dial. For one connection, every OpResult and
+// through the Sink given to Dial. For one connection, the DialResult
+// precedes all its traffic (notifications a server sends during the
+// handshake are held until it has been delivered), every OpResult and
 // ConnNotification precedes its ConnClosed, and ConnClosed is sent only
 // after every goroutine of the connection has returned and any child
 // process has been reaped. Dialer.Wait returns when all goroutines of all
 // connections have ended. Time (grace periods) comes from the injected
-// clock.
+// clock; the one exception is exec's WaitDelay, the wall-clock bound on a
+// held stderr after a child exits. On stdio and sockets, a request whose
+// frame is being written to a server that stopped reading cannot be
+// cancelled (the frame cannot be cut short); it ends when the connection
+// closes, which Close does at once.
 package transports

@@ -43,9 +43,10 @@ type lineConn struct {
 	onRequest transport.RequestHandler
 	reqCtx    context.Context
 
-	done    chan struct{} // closed when reading has stopped
-	endErr  error         // why reading stopped; written before done closes
-	workers sync.WaitGroup
+	done      chan struct{} // closed when reading has stopped
+	endErr    error         // why reading stopped; written before done closes
+	peerEnded bool          // reading stopped before Close; written before done closes
+	workers   sync.WaitGroup
 }
 
 var _ transport.BidirectionalInterface = (*lineConn)(nil)
@@ -92,14 +93,15 @@ func (c *lineConn) readLoop() {
 	defer c.workers.Done()
 	err := readLines(c.r, MaxFrame, c.handleLine)
 	c.mu.Lock()
-	if c.closed {
+	byClose := c.closed
+	if byClose {
 		err = nil
 	}
 	c.closed = true
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()
-	c.endErr = err
+	c.endErr, c.peerEnded = err, !byClose
 	close(c.done)
 	for _, ch := range pending {
 		close(ch)
@@ -299,15 +301,14 @@ func (c *lineConn) SetRequestHandler(h transport.RequestHandler) {
 
 // Close closes the writer (the child's stdin, or the socket). Reading stops
 // when the peer closes its side; the owner closes the reader or kills the
-// process if it does not.
+// process if it does not. It does not wait for wmu: a write blocked on a
+// peer that stopped reading must not block Close, and closing the writer
+// is what ends that write.
 func (c *lineConn) Close() error {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
-	c.wmu.Lock()
-	err := c.w.Close()
-	c.wmu.Unlock()
-	return err
+	return c.w.Close()
 }
 
 // isDone reports whether reading has stopped.
@@ -319,6 +320,11 @@ func (c *lineConn) isDone() bool {
 		return false
 	}
 }
+
+// endedByPeer reports whether reading stopped without Close: the peer
+// closed its side, a read failed or the peer broke the protocol (endErr
+// says which; nil is end of file).
+func (c *lineConn) endedByPeer() bool { return c.isDone() && c.peerEnded }
 
 // Wait blocks until the reader and every request handler have returned.
 func (c *lineConn) Wait() { c.workers.Wait() }

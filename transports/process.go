@@ -57,7 +57,7 @@ type process struct {
 // startProcess spawns the endpoint's command with its own process group.
 func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, error) {
 	env := childEnv(ep, os.LookupEnv)
-	path, err := lookPath(ep.Command, env)
+	path, err := lookPath(ep.Command, ep.Cwd, env)
 	if err != nil {
 		return nil, err
 	}
@@ -70,17 +70,29 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 	cmd.Env = env
 	cmd.Dir = ep.Cwd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Once the child has exited, Wait gives its stderr this long to reach
+	// end of file: a helper that left the process group (setsid) may hold
+	// it open for ever, and must not keep the child from being reaped.
+	cmd.WaitDelay = termGrace
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("stdin pipe: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Our own pipe, not cmd.StdoutPipe: Wait closes that one as soon as the
+	// child exits, which would race the reader out of the child's last
+	// lines and turn its end of file into "file already closed".
+	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
+		_ = stdin.Close()
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
+	cmd.Stdout = stdoutW
 	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, stderr: newRing(stderrKeep, mirror), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	_ = stdoutW.Close() // the child has its copy
+	if err != nil {
+		_ = stdout.Close()
 		return nil, startError(err)
 	}
 	go func() {
@@ -90,9 +102,13 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 	return p, nil
 }
 
-// lookPath resolves a command with the child's PATH, not the host's.
-func lookPath(command string, env []string) (string, error) {
+// lookPath resolves a command with the child's PATH, not the host's. A
+// relative path with a slash is relative to cwd, as exec runs it.
+func lookPath(command, cwd string, env []string) (string, error) {
 	if strings.Contains(command, "/") {
+		if !filepath.IsAbs(command) && cwd != "" {
+			command = filepath.Join(cwd, command)
+		}
 		st, err := os.Stat(command)
 		switch {
 		case err != nil:

@@ -16,7 +16,8 @@
 //	--socket PATH      the stdio line protocol on each Unix socket connection
 //
 // Modifiers: --post-status N (with --http: every POST answers status N with
-// an empty body), --modern-only (initialize is refused with the JSON-RPC
+// an empty body; with --sse: a POST on /mcp answers N instead of 405),
+// --modern-only (initialize is refused with the JSON-RPC
 // error -32601 [ModernOnlyMessage], over HTTP with status 200; server/discover
 // and everything else works; stdio, socket and --http),
 // --ignore-unknown (stdio and socket: requests other than initialize, ping,
@@ -36,7 +37,9 @@
 // grandchild, notify and fail (see [ToolNames]). hang sends one
 // notifications/progress when its request carries a progress token, then
 // blocks until cancelled and appends "cancelled" to the file named by
-// [EnvCancelLog].
+// [EnvCancelLog]. When [EnvNoteLog] names a file, the server appends the
+// method of every notification it receives to it, one per line, in every
+// mode.
 //
 // Concurrency contract: on a stdio or socket connection one goroutine reads
 // and dispatches lines in order; notifications from the client (including

@@ -103,7 +103,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&cfg.httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp (ADDR on 127.0.0.1)")
 	fs.StringVar(&cfg.sseAddr, "sse", "", "serve legacy HTTP+SSE at http://ADDR/mcp (ADDR on 127.0.0.1)")
 	fs.StringVar(&cfg.socketPath, "socket", "", "serve newline-delimited JSON-RPC on a Unix socket at PATH")
-	fs.IntVar(&cfg.postStatus, "post-status", 0, "with --http: answer every POST with this HTTP status and no body")
+	fs.IntVar(&cfg.postStatus, "post-status", 0, "with --http: answer every POST with this HTTP status and no body; with --sse: answer POST on /mcp with it instead of 405")
 	fs.BoolVar(&cfg.modernOnly, "modern-only", false, "refuse initialize; only server/discover negotiates")
 	fs.BoolVar(&cfg.ignoreUnknown, "ignore-unknown", false, "never answer requests for unimplemented methods")
 	fs.BoolVar(&cfg.garbage, "garbage", false, "with stdio: write a non-JSON line before serving")
@@ -126,8 +126,8 @@ func parseFlags(args []string) (config, error) {
 	switch {
 	case modes > 1 || (modes == 1 && cfg.stdio):
 		return cfg, errors.New("choose one of --stdio, --http, --sse and --socket")
-	case cfg.postStatus != 0 && cfg.httpAddr == "":
-		return cfg, errors.New("--post-status needs --http")
+	case cfg.postStatus != 0 && cfg.httpAddr == "" && cfg.sseAddr == "":
+		return cfg, errors.New("--post-status needs --http or --sse")
 	case cfg.postStatus != 0 && (cfg.postStatus < 100 || cfg.postStatus > 599):
 		return cfg, fmt.Errorf("--post-status %d is not an HTTP status", cfg.postStatus)
 	case cfg.garbage && modes > 0:
@@ -164,7 +164,7 @@ func serveStdio(ctx context.Context, cfg config, srv *server.MCPServer) error {
 			return err
 		}
 	}
-	return serveLines(ctx, srv, "stdio", os.Stdin, os.Stdout, cfg.filter())
+	return serveLines(ctx, srv, "stdio", tapNotes(os.Stdin), os.Stdout, cfg.filter())
 }
 
 // stdinClosed returns a channel closed when stdin reaches end of file. When

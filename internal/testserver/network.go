@@ -67,14 +67,14 @@ func serveStreamable(_ context.Context, cfg config, srv *server.MCPServer) error
 		h = answerPostsWith(cfg.postStatus, h)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	mux.Handle("/mcp", logNotesHTTP(h))
 	return serveHTTPUntilStdinEOF(ln, mux, "http://"+ln.Addr().String()+"/mcp")
 }
 
 // serveSSE serves the legacy HTTP+SSE transport only (--sse): GET /mcp opens
 // the event stream, POST /message?sessionId=... carries requests, and any
-// other method on /mcp is refused with 405 so that a client trying Streamable
-// HTTP first has to fall back.
+// other method on /mcp is refused with 405 (or with --post-status) so that a
+// client trying Streamable HTTP first has to fall back.
 func serveSSE(_ context.Context, cfg config, srv *server.MCPServer) error {
 	ln, err := listenLoopback(cfg.sseAddr)
 	if err != nil {
@@ -85,13 +85,18 @@ func serveSSE(_ context.Context, cfg config, srv *server.MCPServer) error {
 		server.WithMessageEndpoint("/message"),
 		server.WithUseFullURLForMessageEndpoint(false),
 	)
+	refusal := http.StatusMethodNotAllowed
+	if cfg.postStatus != 0 {
+		refusal = cfg.postStatus
+	}
+	notes := logNotesHTTP(sse)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/mcp" && r.Method != http.MethodGet {
 			w.Header().Set("Allow", http.MethodGet)
-			http.Error(w, "method not allowed: this server speaks only the legacy HTTP+SSE transport", http.StatusMethodNotAllowed)
+			http.Error(w, "this server speaks only the legacy HTTP+SSE transport", refusal)
 			return
 		}
-		sse.ServeHTTP(w, r)
+		notes.ServeHTTP(w, r)
 	})
 	return serveHTTPUntilStdinEOF(ln, h, "http://"+ln.Addr().String()+"/mcp")
 }
@@ -119,7 +124,7 @@ func serveSocket(ctx context.Context, cfg config, srv *server.MCPServer) error {
 			go func() {
 				defer conns.Done()
 				defer conn.Close()
-				err := serveLines(ctx, srv, fmt.Sprintf("socket-%d", n), conn, conn, cfg.filter())
+				err := serveLines(ctx, srv, fmt.Sprintf("socket-%d", n), tapNotes(conn), conn, cfg.filter())
 				if err != nil && !errors.Is(err, net.ErrClosed) {
 					fmt.Fprintf(os.Stderr, "testserver: socket connection %d: %v\n", n, err)
 				}
