@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/mcprt/mcprt/actors"
@@ -83,7 +84,18 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}
 	}
 	rt.sys = sys
-	rt.tools = []Tool{tools.NewMCP(sys).Tool()}
+	for _, t := range []Tool{tools.NewMCP(sys).Tool()} {
+		if slices.Contains(opts.HostTools, t.Name) {
+			// Never shadow a host tool: leave ours out and say so.
+			is := config.Issue{Message: fmt.Sprintf("tool %q is not registered: the host has a tool of that name", t.Name)}
+			rt.issues = append(rt.issues, is)
+			if opts.Host != nil {
+				opts.Host.Notify(ctx, messages.Notice{Level: messages.NoticeWarning, Text: is.String()})
+			}
+			continue
+		}
+		rt.tools = append(rt.tools, t)
+	}
 	return rt, nil
 }
 

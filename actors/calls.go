@@ -18,12 +18,21 @@ func once[R any](ch chan R) func(R) {
 
 // await waits for a reply; if ctx ends first it aborts the operation and
 // still waits for the (then prompt) aborted reply, so the operation's lease
-// is released before the caller returns.
+// is released before the caller returns. Once Close has finished no reply
+// can come any more (a command that reached an actor after it stopped is a
+// dead letter), so then it returns KindShutdown.
 func await[R any](ctx context.Context, s *System, server string, token messages.Token, ch chan R, aborted func(*messages.Error) R) R {
 	select {
 	case r := <-ch:
 		return r
 	case <-ctx.Done():
+	case <-s.done:
+		select {
+		case r := <-ch:
+			return r
+		default:
+			return aborted(messages.Errorf(messages.KindShutdown, server, "the runtime is shutting down"))
+		}
 	}
 	s.Post(server, &messages.Abort{Token: token})
 	select {
@@ -92,10 +101,12 @@ const ShutdownTimeout = 20 * time.Second
 // with KindShutdown, every connection closes (child processes reaped), then
 // every actor stops. It returns when all of that has happened, or with an
 // error when ShutdownTimeout (on the injected clock) passes first.
+//
+// A second call waits for the first to finish and returns its result.
 func (s *System) Close() error {
 	if !s.closing.CompareAndSwap(false, true) {
 		<-s.done
-		return nil
+		return s.closeErr
 	}
 	close(s.closed)
 	stopped := make(chan struct{})
@@ -107,15 +118,17 @@ func (s *System) Close() error {
 	select {
 	case <-stopped:
 	case <-timeout:
+		s.closeErr = fmt.Errorf("actors: shutdown did not finish within %s", ShutdownTimeout)
 		close(s.done)
-		return fmt.Errorf("actors: shutdown did not finish within %s", ShutdownTimeout)
+		return s.closeErr
 	}
 	s.env.system.Root.Stop(s.env.root)
 	select {
 	case <-s.rootStopped:
 	case <-timeout:
+		s.closeErr = fmt.Errorf("actors: the root actor did not stop within %s", ShutdownTimeout)
 		close(s.done)
-		return fmt.Errorf("actors: the root actor did not stop within %s", ShutdownTimeout)
+		return s.closeErr
 	}
 	close(s.done)
 	return nil

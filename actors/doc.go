@@ -17,6 +17,14 @@
 // Messages from one sender to one actor are processed in send order.
 // Callers outside the actor system (tools, the embedding API) use System,
 // whose blocking methods wait on channels on the caller's goroutine.
-// Reply functions are idempotent: a reply raced by a crash or a shutdown is
-// delivered once.
+// Every command's Reply is called exactly once, also when the server actor
+// crashes: the root supervisor answers the command whose handling panicked,
+// and the crashed instance answers every other operation it held. System's
+// blocking methods additionally make their replies idempotent, and return
+// KindShutdown instead of waiting once Close has finished.
+//
+// A request that fails because its connection ended (KindDisconnected)
+// retires that connection at once, before its ConnClosed arrives, so later
+// calls connect anew instead of failing in a dead connection; a tool call is
+// never resent.
 package actors

@@ -24,6 +24,10 @@ type rootActor struct {
 	queue     []acquireSlot
 	holders   map[slotKey]bool
 
+	// delayed are the crashed server actors waiting for their restart
+	// delay; shutdown restarts them at once instead of waiting.
+	delayed map[*serverRecord]actor.Supervisor
+
 	shuttingDown  bool
 	pending       int
 	shutdownReply func()
@@ -62,10 +66,7 @@ func (r *rootActor) Receive(c actor.Context) {
 	case childFailed:
 		r.childFailed(m)
 	case restartChild:
-		m.rec.mu.Lock()
-		pid := m.rec.pid
-		m.rec.mu.Unlock()
-		m.sup.RestartChildren(pid)
+		r.restart(m.rec)
 	case shutdownAll:
 		r.shutdown(c, m.reply)
 	case serverShutdownDone:

@@ -43,7 +43,25 @@ func (r *rootActor) childFailed(m childFailed) {
 		m.sup.RestartChildren(pid)
 		return
 	}
+	if r.delayed == nil {
+		r.delayed = map[*serverRecord]actor.Supervisor{}
+	}
+	r.delayed[m.rec] = m.sup
 	r.env.after(decision.Delay, r.env.root, restartChild{rec: m.rec, sup: m.sup})
+}
+
+// restart restarts a crashed server actor whose delay has passed, unless
+// shutdown restarted it already.
+func (r *rootActor) restart(rec *serverRecord) {
+	sup, ok := r.delayed[rec]
+	if !ok {
+		return
+	}
+	delete(r.delayed, rec)
+	rec.mu.Lock()
+	pid := rec.pid
+	rec.mu.Unlock()
+	sup.RestartChildren(pid)
 }
 
 // shutdown starts the ordered shutdown.
@@ -58,6 +76,17 @@ func (r *rootActor) shutdown(c actor.Context, reply func()) {
 	if r.pending == 0 {
 		r.stopChildren(c)
 		return
+	}
+	// A crashed actor waiting for its restart delay would answer the
+	// Shutdown only after it: restart it now, straight into the down
+	// state (it takes no new work).
+	for _, rec := range r.records {
+		if _, ok := r.delayed[rec]; ok {
+			rec.mu.Lock()
+			rec.down = messages.Errorf(messages.KindShutdown, rec.cfg.Name, "the runtime is shutting down")
+			rec.mu.Unlock()
+			r.restart(rec)
+		}
 	}
 	self := c.Self()
 	for _, rec := range r.records {

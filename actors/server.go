@@ -37,10 +37,15 @@ type serverActor struct {
 	restarts int
 	closed   bool
 	stopping func() // the Shutdown reply, pending until everything closed
+	// handling is the command being handled, while it is; it stays set when
+	// handling it panics. The root supervisor answers that command itself
+	// (messages.Failable), so crashed() must not answer it a second time.
+	handling messages.Failable
 }
 
 // waiter is an operation waiting for a connection.
 type waiter struct {
+	cmd   messages.Failable // the command it answers
 	token messages.Token
 	run   func(gen uint64)
 	fail  func(*messages.Error)
@@ -54,11 +59,21 @@ func newServerActor(e *env, rec *serverRecord) actor.Producer {
 
 // Receive dispatches one message.
 func (s *serverActor) Receive(c actor.Context) {
-	switch m := c.Message().(type) {
+	msg := c.Message()
+	if _, ok := msg.(*actor.Restarting); ok {
+		s.crashed()
+		return
+	}
+	s.handling, _ = msg.(messages.Failable)
+	s.dispatch(c, msg)
+	s.handling = nil // not reached when dispatch panics
+}
+
+// dispatch handles every message but Restarting.
+func (s *serverActor) dispatch(c actor.Context, msg any) {
+	switch m := msg.(type) {
 	case *actor.Started:
 		s.start(c.Self())
-	case *actor.Restarting:
-		s.crashed()
 	case *actor.Stopping:
 		s.stopTimers()
 	case *messages.Request:
@@ -248,6 +263,24 @@ func (s *serverActor) connClosed(m messages.ConnClosed) {
 	}
 	s.exec(s.life.Closed(s.now(), m.Gen, m.Err))
 	s.maybeStopped()
+}
+
+// connLost handles a request that failed because its connection ended, when
+// the connection's ConnClosed has not arrived yet: closing a transport can
+// take a while (a child process gets time to exit), and calls made meanwhile
+// must go to a new connection rather than into the dead one, where they
+// would fail without ever being sent. The lifecycle treats the generation as
+// closed now. The connection is asked to close (a no-op if it is closing
+// already) and stays in s.conns until its ConnClosed, so that shutdown still
+// waits for its process to be reaped.
+func (s *serverActor) connLost(gen uint64, reason *messages.Error) {
+	if !s.life.Connected(gen) {
+		return
+	}
+	if c := s.conns[gen]; c != nil {
+		c.Close()
+	}
+	s.exec(s.life.Closed(s.now(), gen, reason))
 }
 
 func (s *serverActor) notification(m messages.ConnNotification) {

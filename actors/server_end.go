@@ -41,9 +41,11 @@ func (s *serverActor) maybeStopped() {
 }
 
 // crashed runs in the crashed instance before protoactor replaces it: every
-// caller hears, every connection and dial is released, every timer stops.
-// The new instance starts with fresh state and a new incarnation number, so
-// late traffic for this one is recognised and dropped.
+// caller hears (once: the command whose handling panicked is answered by
+// the root supervisor instead), every connection and dial is released,
+// every timer stops. The new instance starts with fresh state and a new
+// incarnation number, so late traffic for this one is recognised and
+// dropped.
 func (s *serverActor) crashed() {
 	if s.life == nil {
 		return
@@ -52,14 +54,17 @@ func (s *serverActor) crashed() {
 	ws := s.waiters
 	s.waiters = nil
 	for _, w := range ws {
-		w.fail(err)
+		if s.handling == nil || w.cmd != s.handling {
+			w.fail(err)
+		}
 	}
 	for _, o := range s.sortedOps() {
 		if c := s.conns[o.gen]; c != nil {
 			c.Cancel(o.id)
 		}
-		if o.kind == opHealth {
+		if o.kind == opHealth || (s.handling != nil && o.cmd == s.handling) {
 			delete(s.ops, o.id)
+			o.stopTimer()
 			continue
 		}
 		s.finishQuiet(o, err)

@@ -23,6 +23,7 @@ const maxPages = 100
 
 // op is one operation in flight on a connection generation.
 type op struct {
+	cmd    messages.Failable // the command it answers; nil for health checks
 	id     messages.OpID
 	gen    uint64
 	token  messages.Token
@@ -47,7 +48,7 @@ func (o *op) stopTimer() {
 
 // withConnection runs start on a live connection, connecting first (or
 // queueing behind a dial in progress) as the lifecycle decides.
-func (s *serverActor) withConnection(token messages.Token, origin messages.Origin, start func(gen uint64), fail func(*messages.Error)) {
+func (s *serverActor) withConnection(cmd messages.Failable, token messages.Token, origin messages.Origin, start func(gen uint64), fail func(*messages.Error)) {
 	if s.closed {
 		fail(messages.Errorf(messages.KindShutdown, s.cfg.Name, "the runtime is shutting down"))
 		return
@@ -59,21 +60,21 @@ func (s *serverActor) withConnection(token messages.Token, origin messages.Origi
 	case d.Ready:
 		start(d.Gen)
 	default:
-		s.waiters = append(s.waiters, &waiter{token: token, run: start, fail: fail})
+		s.waiters = append(s.waiters, &waiter{cmd: cmd, token: token, run: start, fail: fail})
 	}
 	s.exec(effects)
 }
 
 func (s *serverActor) request(m *messages.Request) {
-	s.withConnection(m.Token, m.Origin, func(gen uint64) {
-		o := &op{gen: gen, token: m.Token, kind: opRequest, method: m.Method, params: m.Params, reply: m.Reply}
+	s.withConnection(m, m.Token, m.Origin, func(gen uint64) {
+		o := &op{cmd: m, gen: gen, token: m.Token, kind: opRequest, method: m.Method, params: m.Params, reply: m.Reply}
 		s.begin(o, s.deadline(m.Deadline))
 	}, func(err *messages.Error) { m.Reply(messages.Reply{Err: err}) })
 }
 
 func (s *serverActor) listAll(m *messages.ListAll) {
-	s.withConnection(m.Token, m.Origin, func(gen uint64) {
-		o := &op{gen: gen, token: m.Token, kind: opList, method: m.Method, listReply: m.Reply, field: m.Field, cursors: map[string]bool{}}
+	s.withConnection(m, m.Token, m.Origin, func(gen uint64) {
+		o := &op{cmd: m, gen: gen, token: m.Token, kind: opList, method: m.Method, listReply: m.Reply, field: m.Field, cursors: map[string]bool{}}
 		s.begin(o, s.cfg.CatalogTimeout)
 	}, func(err *messages.Error) { m.Reply(messages.ListReply{Err: err}) })
 }
@@ -91,7 +92,7 @@ func (s *serverActor) connect(m *messages.Connect) {
 	case d.Ready:
 		m.Reply(messages.ConnectReply{Info: s.info, Gen: d.Gen})
 	default:
-		s.waiters = append(s.waiters, &waiter{token: m.Token,
+		s.waiters = append(s.waiters, &waiter{cmd: m, token: m.Token,
 			run:  func(gen uint64) { m.Reply(messages.ConnectReply{Info: s.info, Gen: gen}) },
 			fail: func(err *messages.Error) { m.Reply(messages.ConnectReply{Err: err}) }})
 	}
@@ -134,6 +135,9 @@ func (s *serverActor) send(o *op, cursor *string) {
 }
 
 func (s *serverActor) opDone(m messages.OpResult) {
+	if m.Err != nil && m.Err.Kind == messages.KindDisconnected {
+		s.connLost(m.Gen, m.Err)
+	}
 	o := s.ops[m.ID]
 	if o == nil || o.gen != m.Gen {
 		return // finished already (timed out, aborted) or an older incarnation's

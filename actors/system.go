@@ -24,6 +24,8 @@ type System struct {
 	closing atomic.Bool
 	done    chan struct{} // closed when every actor has stopped
 	closed  chan struct{} // closed when Close starts
+	// closeErr is Close's result; written before done is closed.
+	closeErr error
 
 	rootStopped chan struct{} // closed when the root actor has stopped
 }

@@ -194,7 +194,11 @@ func (l *Lifecycle) Use(now time.Time, origin messages.Origin) (Decision, []Effe
 			return Decision{Err: messages.Errorf(messages.KindServerFailed, l.server, "server crashed repeatedly and is kept down; connect it explicitly to retry")}, nil
 		}
 	case phaseConnected:
-		return Decision{Ready: true, Gen: l.gen}, nil
+		if g := l.gens[l.gen]; g == nil || !g.closing {
+			return Decision{Ready: true, Gen: l.gen}, nil
+		}
+		// The idle timeout retired the connection and its close is under
+		// way: an operation sent into it would fail, so connect anew below.
 	case phaseConnecting:
 		if origin == messages.OriginModel {
 			l.forModel = true

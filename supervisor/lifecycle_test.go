@@ -303,3 +303,17 @@ func TestRestartPolicy(t *testing.T) {
 		h = next
 	}
 }
+
+func TestUseDuringIdleCloseDialsAnew(t *testing.T) {
+	l := New("s", Policy{Mode: Lazy, IdleTimeout: time.Minute})
+	l.Use(t0, messages.OriginModel)
+	eff := l.Dialed(t0, 1, nil)
+	expect(t, "idle fires", l.Fire(t0.Add(time.Minute), TimerIdle, lastToken(t, eff[:1])), "disarm health; close gen=1")
+	d, eff := l.Use(t0.Add(time.Minute), messages.OriginModel)
+	if d.Ready || !d.Wait {
+		t.Fatalf("a call during the idle close was sent into the closing connection: %+v", d)
+	}
+	expect(t, "dial anew", eff, "dial gen=2")
+	expect(t, "old closes", l.Closed(t0.Add(time.Minute), 1, nil), "")
+	expect(t, "new up", l.Dialed(t0.Add(time.Minute), 2, nil), "arm idle 1m0s #2; release-waiters gen=2")
+}

@@ -92,22 +92,37 @@ func (m *MCP) listMany(ctx context.Context, servers []string) map[string]*messag
 			Reply: onceReply(func(r messages.ListReply) { ch <- answer{s, r} })})
 	}
 	failures := map[string]*messages.Error{}
-	aborted := false
-	for received := 0; received < len(servers); received++ {
-		var a answer
-		select {
-		case a = <-ch:
-		case <-ctx.Done():
-			if !aborted {
-				aborted = true
-				for s, tok := range tokens {
-					m.sys.Post(s, &messages.Abort{Token: tok})
-				}
-			}
-			a = <-ch
-		}
+	answered := map[string]bool{}
+	record := func(a answer) {
+		answered[a.server] = true
 		if a.reply.Err != nil {
 			failures[a.server] = a.reply.Err
+		}
+	}
+	done := ctx.Done()
+	for len(answered) < len(servers) {
+		select {
+		case a := <-ch:
+			record(a)
+		case <-done:
+			// Abort them all and keep collecting: the aborted replies are
+			// prompt, and then every listing's lease is released.
+			done = nil
+			for s, tok := range tokens {
+				m.sys.Post(s, &messages.Abort{Token: tok})
+			}
+		case <-m.sys.Done():
+			// Closed: a listing that reached an actor after it stopped is
+			// never answered.
+			for len(ch) > 0 {
+				record(<-ch)
+			}
+			for _, s := range servers {
+				if !answered[s] {
+					failures[s] = messages.Errorf(messages.KindShutdown, s, "the runtime is shutting down")
+				}
+			}
+			return failures
 		}
 	}
 	return failures

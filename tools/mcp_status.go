@@ -43,7 +43,10 @@ func (m *MCP) status(ctx context.Context) Result {
 		switch s.State {
 		case messages.StateConnected:
 			connected++
-			note = fmt.Sprintf("%d tools", count)
+			note = "connected, tools not listed yet"
+			if count >= 0 {
+				note = fmt.Sprintf("%d tools", count)
+			}
 		case messages.StateDisabled:
 			disabled++
 			note = "disabled"

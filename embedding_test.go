@@ -1,0 +1,63 @@
+package mcprt
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// recHost records what the runtime tells the host.
+type recHost struct {
+	mu      sync.Mutex
+	notices []messages.Notice // guarded by mu
+}
+
+func (h *recHost) Deliver(context.Context, messages.HostMessage) {}
+
+func (h *recHost) Notify(_ context.Context, n messages.Notice) {
+	h.mu.Lock()
+	h.notices = append(h.notices, n)
+	h.mu.Unlock()
+}
+
+// The runtime never registers a tool whose name the host already uses
+// (Options.HostTools); it reports the tool it left out instead.
+func TestHostToolsAreNeverShadowed(t *testing.T) {
+	t.Parallel()
+	host := &recHost{}
+	rt, err := Start(testCtx(t), Options{Host: host, HostTools: []string{"read", MCPToolName}, Clock: clock.NewManual(clock.Epoch),
+		Config: &config.File{MCPServers: map[string]config.Server{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	if tools := rt.Tools(); len(tools) != 0 {
+		t.Fatalf("registered %q, which the host has", tools[0].Name)
+	}
+	if _, ok := rt.Tool(MCPToolName); ok {
+		t.Fatal("Tool returned the shadowing tool")
+	}
+	issues := rt.ConfigIssues()
+	if len(issues) != 1 || !strings.Contains(issues[0].String(), `tool "mcp" is not registered`) {
+		t.Fatalf("issues %v", issues)
+	}
+	host.mu.Lock()
+	defer host.mu.Unlock()
+	if len(host.notices) != 1 || host.notices[0].Level != messages.NoticeWarning || host.notices[0].Text != issues[0].String() {
+		t.Fatalf("notices %+v", host.notices)
+	}
+
+	rt2, err := Start(testCtx(t), Options{HostTools: []string{"read"}, Clock: clock.NewManual(clock.Epoch), Config: &config.File{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt2.Close()
+	if tools := rt2.Tools(); len(tools) != 1 || tools[0].Name != MCPToolName {
+		t.Fatalf("tools %v", tools)
+	}
+}

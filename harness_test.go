@@ -1,0 +1,445 @@
+package mcprt
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/internal/testenv"
+	"github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/transports"
+)
+
+// The tests of the embedding API run the whole runtime against real MCP
+// servers in separate processes (the test binary re-executed as
+// internal/testserver), with a manual clock for everything the runtime
+// times. Nothing sleeps: tests wait for what the connection port delivers
+// (recDialer), for timers being armed (testClock), or poll state that
+// nothing announces with a deadline.
+
+func TestMain(m *testing.M) {
+	testserver.MainIfRequested()
+	os.Exit(m.Run())
+}
+
+// testCtx bounds a test in wall time. Only a bug (a hang) ever reaches it.
+func testCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// signal is a broadcast: wait returns a channel that the next notify closes.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{} // guarded by mu
+}
+
+func (s *signal) notify() {
+	s.mu.Lock()
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
+	s.mu.Unlock()
+}
+
+func (s *signal) wait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+// until blocks until cond holds, re-checking it whenever sig fires.
+func until(ctx context.Context, t *testing.T, sig *signal, what string, cond func() bool) {
+	t.Helper()
+	for {
+		ch := sig.wait()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// poll re-checks cond every few milliseconds, for state nothing announces
+// (a file being written, a process leaving /proc).
+func poll(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// testClock is a manual clock that records the duration of every timer
+// armed on it.
+type testClock struct {
+	*clock.Manual
+	sig signal
+
+	mu    sync.Mutex
+	armed []time.Duration // guarded by mu
+}
+
+func newTestClock() *testClock { return &testClock{Manual: clock.NewManual(time.Time{})} }
+
+func (c *testClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	tm := c.Manual.AfterFunc(d, f)
+	c.mu.Lock()
+	c.armed = append(c.armed, d)
+	c.mu.Unlock()
+	c.sig.notify()
+	return tm
+}
+
+func (c *testClock) mark() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.armed)
+}
+
+// waitArmed waits until a timer of duration d is armed after mark from.
+func (c *testClock) waitArmed(ctx context.Context, t *testing.T, from int, d time.Duration) {
+	t.Helper()
+	until(ctx, t, &c.sig, fmt.Sprintf("a %s timer", d), func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, x := range c.armed[from:] {
+			if x == d {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// recDialer decorates the real dialer and records dials, their results and
+// progress notifications. With swallowClose set, Conn.Close is ignored (a
+// transport that never finishes closing), until releaseClosed closes the
+// swallowed connections. With progress set, every tools/call carries a
+// progress token, so that the test server's hang tool announces that it
+// runs: a test then knows the server has the call before it advances the
+// clock past the call's deadline.
+type recDialer struct {
+	inner messages.Dialer
+	sig   signal
+
+	mu sync.Mutex
+	// The fields below are guarded by mu.
+	dials        map[string]int
+	results      []messages.DialResult
+	progress     bool
+	progressed   int    // progress notifications received
+	panicTool    string // Send panics for tools/call of this "server/tool"
+	swallowClose bool
+	swallowed    []messages.Conn
+}
+
+func newRecDialer(inner messages.Dialer) *recDialer {
+	return &recDialer{inner: inner, dials: map[string]int{}}
+}
+
+func (d *recDialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dialing {
+	d.mu.Lock()
+	d.dials[req.Server]++
+	d.mu.Unlock()
+	d.sig.notify()
+	return d.inner.Dial(req, func(msg any) {
+		if m, ok := msg.(messages.DialResult); ok && m.Conn != nil {
+			m.Conn = &recConn{Conn: m.Conn, d: d, server: m.Server}
+			msg = m
+		}
+		sink(msg)
+		d.mu.Lock()
+		switch m := msg.(type) {
+		case messages.DialResult:
+			d.results = append(d.results, m)
+		case messages.ConnNotification:
+			if m.Method == "notifications/progress" {
+				d.progressed++
+			}
+		}
+		d.mu.Unlock()
+		d.sig.notify()
+	})
+}
+
+func (d *recDialer) dialCount(server string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.dials[server]
+}
+
+// waitResult waits for the dial result of server's generation gen.
+func (d *recDialer) waitResult(ctx context.Context, t *testing.T, server string, gen uint64) messages.DialResult {
+	t.Helper()
+	var r messages.DialResult
+	until(ctx, t, &d.sig, fmt.Sprintf("dial result %s gen %d", server, gen), func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for _, x := range d.results {
+			if x.Server == server && x.Gen == gen {
+				r = x
+				return true
+			}
+		}
+		return false
+	})
+	return r
+}
+
+// releaseClosed stops swallowing Close and closes what was swallowed.
+func (d *recDialer) releaseClosed() {
+	d.mu.Lock()
+	d.swallowClose = false
+	conns := d.swallowed
+	d.swallowed = nil
+	d.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+type recConn struct {
+	messages.Conn
+	d      *recDialer
+	server string
+}
+
+func (c *recConn) Send(op messages.Op) {
+	c.d.mu.Lock()
+	progress, panicTool := c.d.progress, c.d.panicTool
+	c.d.mu.Unlock()
+	if server, tool, _ := strings.Cut(panicTool, "/"); server == c.server && op.Method == "tools/call" && strings.Contains(string(op.Params), `"name":"`+tool+`"`) {
+		panic("test: Conn.Send panics on tool " + panicTool)
+	}
+	if progress && op.Method == "tools/call" {
+		var p map[string]json.RawMessage
+		if json.Unmarshal(op.Params, &p) == nil {
+			p["_meta"] = json.RawMessage(fmt.Sprintf(`{"progressToken":"op-%d"}`, op.ID))
+			op.Params, _ = json.Marshal(p)
+		}
+	}
+	c.Conn.Send(op)
+}
+
+// waitProgress waits until n progress notifications have arrived.
+func (d *recDialer) waitProgress(ctx context.Context, t *testing.T, n int) {
+	t.Helper()
+	until(ctx, t, &d.sig, "a progress notification", func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.progressed >= n
+	})
+}
+
+func (c *recConn) Close() {
+	c.d.mu.Lock()
+	if c.d.swallowClose {
+		c.d.swallowed = append(c.d.swallowed, c.Conn)
+		c.d.mu.Unlock()
+		return
+	}
+	c.d.mu.Unlock()
+	c.Conn.Close()
+}
+
+// rig is a running Runtime over real transports, with a manual clock.
+type rig struct {
+	t      *testing.T
+	ctx    context.Context
+	clk    *testClock
+	dialer *recDialer // nil when the runtime uses its own dialer
+	real   *transports.Dialer
+	rt     *Runtime
+	mcp    Tool
+}
+
+// newRig starts a Runtime over servers. With decorate set, the connection
+// port is a recDialer over a real dialer (whose grace periods run on the
+// wall clock); otherwise the runtime builds its production dialer.
+func newRig(t *testing.T, servers map[string]config.Server, decorate bool) *rig {
+	t.Helper()
+	return startRig(t, &config.File{MCPServers: servers}, decorate)
+}
+
+// newRigFile starts a Runtime over a whole in-memory configuration, with a
+// recDialer.
+func newRigFile(t *testing.T, f *config.File) *rig {
+	t.Helper()
+	return startRig(t, f, true)
+}
+
+func startRig(t *testing.T, f *config.File, decorate bool) *rig {
+	t.Helper()
+	r := &rig{t: t, ctx: testCtx(t), clk: newTestClock()}
+	opts := Options{Config: f, Clock: r.clk, Rand: clock.NewSeededRand(7)}
+	if decorate {
+		r.real = &transports.Dialer{Clock: clock.Real{}}
+		r.dialer = newRecDialer(r.real)
+		opts.Dialer = r.dialer
+	}
+	rt, err := Start(r.ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if issues := rt.ConfigIssues(); len(issues) > 0 {
+		t.Fatalf("configuration issues: %v", issues)
+	}
+	r.rt = rt
+	tool, ok := rt.Tool(MCPToolName)
+	if !ok {
+		t.Fatal("no mcp tool")
+	}
+	r.mcp = tool
+	t.Cleanup(r.close)
+	return r
+}
+
+func (r *rig) close() {
+	if r.rt == nil {
+		return
+	}
+	if r.dialer != nil {
+		r.dialer.releaseClosed()
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := r.rt.Close()
+		if r.real != nil {
+			r.real.Wait()
+		}
+		done <- err
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			r.t.Errorf("Close: %v", err)
+		}
+	case <-ctx.Done():
+		r.t.Errorf("Close did not return")
+	}
+}
+
+// exec runs the mcp tool as a model would.
+func (r *rig) exec(ctx context.Context, args string) Result {
+	return r.mcp.Execute(ctx, json.RawMessage(args))
+}
+
+// start runs the mcp tool on its own goroutine.
+func (r *rig) start(ctx context.Context, args string) <-chan Result {
+	ch := make(chan Result, 1)
+	go func() { ch <- r.exec(ctx, args) }()
+	return ch
+}
+
+func (r *rig) recv(ch <-chan Result, what string) Result {
+	r.t.Helper()
+	select {
+	case res := <-ch:
+		return res
+	case <-r.ctx.Done():
+		r.t.Fatalf("no result for %s", what)
+	}
+	return Result{}
+}
+
+func (r *rig) status(server string) messages.ServerStatus {
+	r.t.Helper()
+	for _, s := range r.rt.Status() {
+		if s.Name == server {
+			return s
+		}
+	}
+	r.t.Fatalf("no status for %s", server)
+	return messages.ServerStatus{}
+}
+
+// selfServer configures the test server over stdio.
+func selfServer(t *testing.T, flags string, env ...string) config.Server {
+	return config.Server{Command: testenv.Self(t), Env: testenv.TestServerEnv("--stdio "+flags, env...)}
+}
+
+// wantOK fails unless res succeeded with text want.
+func wantOK(t *testing.T, res Result, want string) {
+	t.Helper()
+	if res.IsError || res.Text != want {
+		t.Fatalf("want %q, got %q (error %v, details %v)", want, res.Text, res.IsError, res.Details)
+	}
+}
+
+// wantError fails unless res is an error with code whose text is one line
+// that names server (when server is not empty).
+func wantError(t *testing.T, res Result, code, server string) {
+	t.Helper()
+	if !res.IsError || res.ErrorCode() != code {
+		t.Fatalf("want error %s, got %q (code %q)", code, res.Text, res.ErrorCode())
+	}
+	if strings.ContainsAny(res.Text, "\r\n") {
+		t.Fatalf("error is not one line: %q", res.Text)
+	}
+	if server != "" && (!strings.Contains(res.Text, fmt.Sprintf("server %q", server)) || res.Details["server"] != server) {
+		t.Fatalf("error does not name server %q: %q %v", server, res.Text, res.Details)
+	}
+}
+
+// procGone reports whether pid has exited: no such process, or a zombie.
+func procGone(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
+}
+
+// pidWrapper runs the test server through /bin/sh, which writes its own pid
+// to pidFile and then execs the server (keeping the pid), so a test knows
+// the pid of its direct child.
+func pidWrapper(t *testing.T, pidFile, flags string, env ...string) config.Server {
+	return config.Server{
+		Command: "/bin/sh",
+		Args:    []string{"-c", `echo $$ > "$MCPRT_PIDFILE.tmp" && mv "$MCPRT_PIDFILE.tmp" "$MCPRT_PIDFILE" && exec "$0"`, testenv.Self(t)},
+		Env:     testenv.TestServerEnv("--stdio "+flags, append(env, "MCPRT_PIDFILE="+pidFile)...),
+	}
+}
+
+// readPid waits for a pid file written by pidWrapper.
+func readPid(ctx context.Context, t *testing.T, path string) int {
+	t.Helper()
+	pid := 0
+	poll(ctx, t, "pid file "+path, func() bool {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return false
+		}
+		_, err = fmt.Sscanf(string(data), "%d", &pid)
+		return err == nil && pid > 0
+	})
+	return pid
+}
