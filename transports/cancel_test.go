@@ -70,3 +70,27 @@ func TestCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelRightAfterSendReachesTheServer: a request cancelled the moment
+// it was sent is still cancelled at the server. The cancellation is sent by
+// the request's own goroutine after the request was written, so it can
+// never overtake it (before that fix, some of these hang forever at the
+// server under -race).
+func TestCancelRightAfterSendReachesTheServer(t *testing.T) {
+	t.Parallel()
+	env, cancelLog, _ := logFiles(t)
+	c, _ := dial(t, stdioEP(t, "", env...))
+	const n = 30
+	ids := make([]messages.OpID, n)
+	for i := range ids {
+		ids[i] = c.send("tools/call", toolParams("hang", nil))
+		c.Cancel(ids[i])
+	}
+	for _, id := range ids {
+		wantErr(t, "cancelled hang", c.result(id).Err, messages.KindAborted)
+	}
+	// Every hang handler ends by logging its cancellation; a request whose
+	// cancellation overtook it would hang and never log.
+	waitFileLines(t, c.ctx, cancelLog, "cancelled", n)
+	c.close()
+}

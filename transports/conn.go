@@ -144,6 +144,7 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 	case err == nil:
 		res.Result = resp.Result
 	case aborted:
+		c.sendCancelled(st)
 		res.Err = messages.Errorf(messages.KindAborted, c.server, "cancelled")
 	case c.lc != nil && c.lc.endedByPeer():
 		// The server ended the stream (exit, EOF, protocol violation): that,
@@ -201,14 +202,23 @@ func (c *conn) Cancel(id messages.OpID) {
 	if st == nil {
 		return
 	}
+	// The request's goroutine sees its context end and, on transports
+	// that need it, sends notifications/cancelled itself: only it knows
+	// the request has been written, so the cancellation can never reach
+	// the server before the request it cancels.
 	st.cancel()
+}
+
+// sendCancelled tells the server a request was given up, on transports
+// where the response would come on a shared channel (stdio, sockets,
+// legacy SSE). On Streamable HTTP aborting the exchange is the
+// cancellation, and nothing is sent.
+func (c *conn) sendCancelled(st *opState) {
 	if c.kind == messages.TransportHTTP {
-		return // aborting the POST is the cancellation
+		return
 	}
 	params := map[string]any{"requestId": st.reqID, "reason": "cancelled by the client"}
-	c.background(func() {
-		_ = c.tr.SendNotification(c.ctx, notification(string(mcp.MethodNotificationCancelled), params))
-	})
+	_ = c.tr.SendNotification(c.ctx, notification(string(mcp.MethodNotificationCancelled), params))
 }
 
 // background runs f on a goroutine that shutdown waits for, unless the

@@ -506,3 +506,27 @@ func waitFileSize(t *testing.T, ctx context.Context, path string, n int64) {
 		}
 	}
 }
+
+// waitFileLines waits until path holds at least n lines equal to line.
+func waitFileLines(t *testing.T, ctx context.Context, path, line string, n int) {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		b, _ := os.ReadFile(path)
+		got := 0
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			if string(l) == line {
+				got++
+			}
+		}
+		if got >= n {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("%s has %d lines %q, want %d", path, got, line, n)
+		}
+	}
+}
