@@ -54,8 +54,10 @@ type Options struct {
 	// Rand is the source of every id the runtime makes (default:
 	// crypto-seeded).
 	Rand clock.Rand
-	// Dispatcher runs every actor the runtime spawns (default: protoactor's
-	// goroutine dispatcher).
+	// Dispatcher runs every actor the runtime spawns (default: inline on the
+	// goroutine that posted the message, protoactor's synchronized
+	// dispatcher; actors never block, and this saves two goroutine
+	// hand-offs per call).
 	Dispatcher actor.Dispatcher
 	// Dialer is the asynchronous connection port between actors and MCP I/O
 	// (default: real stdio, HTTP and socket transports).

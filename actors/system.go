@@ -55,7 +55,7 @@ func Start(cfg Config) (*System, error) {
 	}
 	dispatcher := cfg.Dispatcher
 	if dispatcher == nil {
-		dispatcher = actor.NewDefaultDispatcher(300)
+		dispatcher = actor.NewSynchronizedDispatcher(dispatchThroughput)
 	}
 	policy := supervisor.DefaultRestartPolicy
 	if cfg.Restart != nil {

@@ -66,6 +66,7 @@ type conn struct {
 	noteState int                         // guarded by noteMu: notesEarly, notesOpen or notesClosed
 	early     []messages.ConnNotification // guarded by noteMu
 
+	work      chan func() // hands requests to idle workers
 	opsWG     sync.WaitGroup
 	closeOnce sync.Once
 	released  atomic.Bool
@@ -90,11 +91,11 @@ func newConn(d *Dialer, req messages.DialRequest, sink messages.Sink, dialCtx co
 		ids:  &idSource{prefix: req.IDPrefix},
 		sess: &session{client: mcp.Implementation{Name: req.ClientName, Version: req.ClientVersion}},
 		ctx:  ctx, cancel: cancel,
-		ops: make(map[messages.OpID]*opState),
+		ops: make(map[messages.OpID]*opState), work: make(chan func()),
 	}
 }
 
-// Send starts one request on its own goroutine.
+// Send starts one request on a worker goroutine of the connection.
 func (c *conn) Send(op messages.Op) {
 	c.mu.Lock()
 	if c.closing || c.ended {
@@ -107,7 +108,7 @@ func (c *conn) Send(op messages.Op) {
 	c.ops[op.ID] = st
 	c.opsWG.Add(1)
 	c.mu.Unlock()
-	c.d.spawn(func() {
+	c.dispatch(func() {
 		defer c.opsWG.Done()
 		res := c.run(ctx, op, st)
 		cancel()
@@ -116,6 +117,28 @@ func (c *conn) Send(op messages.Op) {
 		c.mu.Unlock()
 		c.sink(res)
 	})
+}
+
+// dispatch runs job on an idle worker of this connection, or on a new one.
+// Workers live until the connection's context ends, so a request runs on a
+// goroutine whose stack has already grown to what the transport needs
+// (a fresh goroutine per request spends measurable time growing its stack
+// inside net/http).
+func (c *conn) dispatch(job func()) {
+	select {
+	case c.work <- job:
+	default:
+		c.d.spawn(func() {
+			for {
+				job()
+				select {
+				case job = <-c.work:
+				case <-c.ctx.Done():
+					return
+				}
+			}
+		})
+	}
 }
 
 func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.OpResult {

@@ -217,6 +217,9 @@ func (c *conn) openSocket(ctx context.Context) error {
 
 func (c *conn) openHTTP(legacySSE bool) error {
 	base := http.DefaultTransport.(*http.Transport).Clone()
+	// Concurrent calls each hold one keep-alive connection; keeping only
+	// the default 2 idle would make every burst dial anew.
+	base.MaxIdleConnsPerHost = maxIdlePerHost
 	c.http = &limitedTransport{base: base}
 	client := &http.Client{Transport: c.http}
 	headers := c.endpoint.Headers

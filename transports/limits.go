@@ -33,3 +33,7 @@ const (
 
 // stderrKeep is how much of a stdio server's stderr is kept.
 const stderrKeep = 64 << 10
+
+// maxIdlePerHost is how many idle keep-alive connections an HTTP server's
+// transport keeps.
+const maxIdlePerHost = 64

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -166,7 +167,7 @@ func bareClient(b *testing.B, tr transport.Interface) caller {
 // runtimeCaller starts the runtime with one server and calls through the
 // mcp tool exactly as a model does.
 func runtimeCaller(b *testing.B, srv config.Server) caller {
-	rt, err := mcprt.Start(context.Background(), mcprt.Options{Config: &config.File{MCPServers: map[string]config.Server{"bench": srv}}})
+	rt, err := mcprt.Start(context.Background(), mcprt.Options{Config: &config.File{MCPServers: map[string]config.Server{"bench": srv}}, Dispatcher: benchDispatcher})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -213,3 +214,5 @@ func BenchmarkToolCall(b *testing.B) {
 		})
 	}
 }
+
+var benchDispatcher = actor.NewSynchronizedDispatcher(300)
