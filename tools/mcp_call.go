@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -49,7 +50,7 @@ func (m *MCP) resolve(ctx context.Context, name string) (string, string, *messag
 	}
 	var pending []string
 	for _, s := range names {
-		if _, known, stale := m.sys.Catalog().Tools(s); !known || stale {
+		if _, known, stale := m.sys.Catalog().Snapshot().Tools(s); !known || stale {
 			pending = append(pending, s)
 		}
 	}
@@ -134,40 +135,35 @@ func onceReply[R any](f func(R)) func(R) {
 	return func(r R) { o.Do(func() { f(r) }) }
 }
 
-// match resolves name against the catalogs known now.
+// match resolves name against the catalogs known now: exact name, then
+// '-'/'_' and case folded, then a "server_tool" prefix. Each step is an
+// index lookup in the catalog snapshot.
 func (m *MCP) match(name string, servers []string) (string, string, *messages.Error, bool) {
-	norm := normalize(name)
-	var exact, loose [][2]string
-	for _, s := range servers {
-		tools, _, _ := m.sys.Catalog().Tools(s)
-		for _, t := range tools {
-			if t.Name == name {
-				exact = append(exact, [2]string{s, t.Name})
-			} else if normalize(t.Name) == norm {
-				loose = append(loose, [2]string{s, t.Name})
-			}
-		}
+	snap := m.sys.Catalog().Snapshot()
+	found := snap.Exact(name)
+	if len(found) == 0 {
+		found = snap.Normalized(name)
 	}
-	for _, found := range [][][2]string{exact, loose, m.byPrefix(name, servers)} {
-		switch len(found) {
-		case 0:
-			continue
-		case 1:
-			return found[0][0], found[0][1], nil, true
-		}
-		var where []string
-		for _, f := range found {
-			where = append(where, f[0]+"/"+f[1])
-		}
-		return "", "", messages.Errorf(messages.KindAmbiguousTool, "", "tool name %s matches several tools (%s); prefix it with the server name",
-			quote(name), strings.Join(where, ", ")), true
+	if len(found) == 0 {
+		found = byPrefix(snap, name, servers)
 	}
-	return "", "", nil, false
+	switch len(found) {
+	case 0:
+		return "", "", nil, false
+	case 1:
+		return found[0].Server, found[0].Tool, nil, true
+	}
+	where := make([]string, len(found))
+	for i, f := range found {
+		where[i] = f.Server + "/" + f.Tool
+	}
+	return "", "", messages.Errorf(messages.KindAmbiguousTool, "", "tool name %s matches several tools (%s); prefix it with the server name",
+		quote(name), strings.Join(where, ", ")), true
 }
 
 // byPrefix matches "server_tool" (or server-tool, server__tool,
 // server.tool), longest server name first.
-func (m *MCP) byPrefix(name string, servers []string) [][2]string {
+func byPrefix(snap *actors.Snapshot, name string, servers []string) []actors.ToolRef {
 	sorted := append([]string(nil), servers...)
 	sort.Slice(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
 	for _, s := range sorted {
@@ -176,10 +172,11 @@ func (m *MCP) byPrefix(name string, servers []string) [][2]string {
 			if !ok || rest == "" {
 				continue
 			}
-			tools, _, _ := m.sys.Catalog().Tools(s)
-			for _, t := range tools {
-				if t.Name == rest || normalize(t.Name) == normalize(rest) {
-					return [][2]string{{s, t.Name}}
+			for _, refs := range [][]actors.ToolRef{snap.Exact(rest), snap.Normalized(rest)} {
+				for _, r := range refs {
+					if r.Server == s {
+						return []actors.ToolRef{r}
+					}
 				}
 			}
 		}
@@ -190,9 +187,10 @@ func (m *MCP) byPrefix(name string, servers []string) [][2]string {
 // suggest returns up to five known tool names close to name.
 func (m *MCP) suggest(name string, servers []string) []string {
 	norm := normalize(name)
+	snap := m.sys.Catalog().Snapshot()
 	var out []string
 	for _, s := range servers {
-		tools, _, _ := m.sys.Catalog().Tools(s)
+		tools, _, _ := snap.Tools(s)
 		for _, t := range tools {
 			n := normalize(t.Name)
 			if strings.Contains(n, norm) || strings.Contains(norm, n) {
@@ -207,6 +205,6 @@ func (m *MCP) suggest(name string, servers []string) []string {
 	return out
 }
 
-func normalize(s string) string { return strings.ToLower(strings.ReplaceAll(s, "-", "_")) }
+func normalize(s string) string { return actors.NormalizeToolName(s) }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -167,7 +166,7 @@ func bareClient(b *testing.B, tr transport.Interface) caller {
 // runtimeCaller starts the runtime with one server and calls through the
 // mcp tool exactly as a model does.
 func runtimeCaller(b *testing.B, srv config.Server) caller {
-	rt, err := mcprt.Start(context.Background(), mcprt.Options{Config: &config.File{MCPServers: map[string]config.Server{"bench": srv}}, Dispatcher: benchDispatcher})
+	rt, err := mcprt.Start(context.Background(), mcprt.Options{Config: &config.File{MCPServers: map[string]config.Server{"bench": srv}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -214,5 +213,3 @@ func BenchmarkToolCall(b *testing.B) {
 		})
 	}
 }
-
-var benchDispatcher = actor.NewSynchronizedDispatcher(300)
