@@ -37,6 +37,8 @@ type Runtime struct {
 	issues []config.Issue
 	logger *slog.Logger
 
+	host *hostCalls
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -56,11 +58,9 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	if logger == nil {
 		logger = defaultLogger()
 	}
-	rt := &Runtime{issues: eff.Issues, logger: logger}
+	rt := &Runtime{issues: eff.Issues, logger: logger, host: &hostCalls{host: opts.Host}}
 	for _, is := range eff.Issues {
-		if opts.Host != nil {
-			opts.Host.Notify(ctx, messages.Notice{Level: messages.NoticeWarning, Server: is.Server, Text: is.String()})
-		}
+		rt.host.notify(ctx, messages.Notice{Level: messages.NoticeWarning, Server: is.Server, Text: is.String()})
 	}
 	servers, err := serverConfigs(eff)
 	if err != nil {
@@ -69,7 +69,10 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	dialer := opts.Dialer
 	if dialer == nil {
 		rt.dialer = &transports.Dialer{Clock: opts.Clock, Logger: logger.With("component", "transports"),
-			Stderr: func(server, line string) { logger.Info("server stderr", "server", server, "line", line) }}
+			Stderr: func(server, line string) {
+				logger.Info("server stderr", "server", server, "line", line)
+				rt.host.notify(context.Background(), messages.Notice{Level: messages.NoticeInfo, Server: server, Text: "stderr: " + line})
+			}}
 		dialer = rt.dialer
 	}
 	name, version := opts.ClientName, opts.ClientVersion
@@ -89,9 +92,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 			// Never shadow a host tool: leave ours out and say so.
 			is := config.Issue{Message: fmt.Sprintf("tool %q is not registered: the host has a tool of that name", t.Name)}
 			rt.issues = append(rt.issues, is)
-			if opts.Host != nil {
-				opts.Host.Notify(ctx, messages.Notice{Level: messages.NoticeWarning, Text: is.String()})
-			}
+			rt.host.notify(ctx, messages.Notice{Level: messages.NoticeWarning, Text: is.String()})
 			continue
 		}
 		rt.tools = append(rt.tools, t)
@@ -172,4 +173,19 @@ func (r *Runtime) Close() error {
 		r.closeErr = err
 	})
 	return r.closeErr
+}
+
+// hostCalls calls the host one call at a time, as Host's contract promises.
+type hostCalls struct {
+	mu   sync.Mutex // serialises calls into host
+	host Host
+}
+
+func (h *hostCalls) notify(ctx context.Context, n messages.Notice) {
+	if h.host == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.host.Notify(ctx, n)
 }

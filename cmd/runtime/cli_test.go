@@ -249,3 +249,26 @@ func TestDemoServerOverHTTP(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestDebugShowsServerStderr: a server's stderr reaches the user only when
+// its entry says debug: true.
+func TestDebugShowsServerStderr(t *testing.T) {
+	t.Parallel()
+	for _, debug := range []bool{false, true} {
+		dir := t.TempDir()
+		cfg := filepath.Join(dir, "mcp.json")
+		entry := map[string]any{"command": "/bin/sh", "args": []string{"-c", `echo "chatty-server-line" >&2; exec "$0" demo-server`, binary(t)}, "debug": debug}
+		b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"chatty": entry}})
+		if err := os.WriteFile(cfg, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		o := runCLI(t, nil, "call", "echo", `{"message":"x"}`, "--config", cfg)
+		if o.code != 0 {
+			t.Fatalf("debug=%v: exit %d: %s", debug, o.code, o.stderr)
+		}
+		shown := strings.Contains(o.stderr, "runtime: chatty: stderr: chatty-server-line")
+		if shown != debug {
+			t.Fatalf("debug=%v: stderr shown=%v (%q)", debug, shown, o.stderr)
+		}
+	}
+}

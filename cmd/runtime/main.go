@@ -130,14 +130,29 @@ func (g *globals) start(ctx context.Context) (*mcprt.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.Host = cliHost{w: g.stderr}
 	rt, err := mcprt.Start(ctx, o)
 	if err != nil {
 		return nil, usage("%s", err.Error())
 	}
-	for _, is := range rt.ConfigIssues() {
-		fmt.Fprintln(g.stderr, "runtime: warning: "+is.String())
-	}
 	return rt, nil
+}
+
+// cliHost prints notices on stderr, one line each: configuration
+// warnings, and the stderr of servers configured with debug: true.
+type cliHost struct{ w io.Writer }
+
+func (h cliHost) Deliver(context.Context, messages.HostMessage) {}
+
+func (h cliHost) Notify(_ context.Context, n messages.Notice) {
+	switch {
+	case n.Level >= messages.NoticeWarning:
+		fmt.Fprintln(h.w, "runtime: warning: "+oneLine(n.Text))
+	case n.Server != "":
+		fmt.Fprintf(h.w, "runtime: %s: %s\n", n.Server, oneLine(n.Text))
+	default:
+		fmt.Fprintln(h.w, "runtime: "+oneLine(n.Text))
+	}
 }
 
 // closeRuntime closes rt, reporting a failed shutdown without hiding the
