@@ -42,12 +42,6 @@ type startupTimeout struct {
 	gen         uint64
 }
 
-// opTimeout is an operation's deadline passing.
-type opTimeout struct {
-	incarnation uint64
-	op          *op
-}
-
 // restartChild restarts a crashed server actor after its delay.
 type restartChild struct {
 	rec *serverRecord

@@ -22,21 +22,22 @@ type serverActor struct {
 	inc uint64
 	me  *actor.PID
 
-	life     *supervisor.Lifecycle
-	conns    map[uint64]messages.Conn // by generation, until ConnClosed
-	dial     messages.Dialing         // the dial in progress
-	dialGen  uint64                   // its generation; 0 when none
-	slotGen  uint64                   // generation holding a start slot; 0 when none
-	startup  clock.Timer
-	timers   map[supervisor.TimerKind]clock.Timer
-	info     messages.ServerInfo
-	waiters  []*waiter
-	ops      map[messages.OpID]*op
-	byToken  map[messages.Token]*op
-	tools    int // tools last listed; -1 when unknown
-	restarts int
-	closed   bool
-	stopping func() // the Shutdown reply, pending until everything closed
+	life      *supervisor.Lifecycle
+	conns     map[uint64]messages.Conn // by generation, until ConnClosed
+	dial      messages.Dialing         // the dial in progress
+	dialGen   uint64                   // its generation; 0 when none
+	slotGen   uint64                   // generation holding a start slot; 0 when none
+	startup   clock.Timer
+	timers    map[supervisor.TimerKind]clock.Timer
+	deadlines deadlines
+	info      messages.ServerInfo
+	waiters   []*waiter
+	ops       map[messages.OpID]*op
+	byToken   map[messages.Token]*op
+	tools     int // tools last listed; -1 when unknown
+	restarts  int
+	closed    bool
+	stopping  func() // the Shutdown reply, pending until everything closed
 	// handling is the command being handled, while it is; it stays set when
 	// handling it panics. The root supervisor answers that command itself
 	// (messages.Failable), so crashed() must not answer it a second time.
@@ -106,9 +107,9 @@ func (s *serverActor) dispatch(c actor.Context, msg any) {
 		if m.incarnation == s.inc {
 			s.startupExpired(m.gen)
 		}
-	case opTimeout:
+	case deadlineTimer:
 		if m.incarnation == s.inc {
-			s.opExpired(m.op)
+			s.deadlinesDue(m.token)
 		}
 	}
 }
@@ -187,9 +188,7 @@ func (s *serverActor) stopTimers() {
 		s.startup.Stop()
 		s.startup = nil
 	}
-	for _, o := range s.ops {
-		o.stopTimer()
-	}
+	s.stopDeadlines()
 }
 
 // slotGranted dials generation gen if it is still wanted.

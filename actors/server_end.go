@@ -64,7 +64,6 @@ func (s *serverActor) crashed() {
 		}
 		if o.kind == opHealth || (s.handling != nil && o.cmd == s.handling) {
 			delete(s.ops, o.id)
-			o.stopTimer()
 			continue
 		}
 		s.finishQuiet(o, err)
@@ -88,7 +87,6 @@ func (s *serverActor) crashed() {
 // the instance is being discarded).
 func (s *serverActor) finishQuiet(o *op, err *messages.Error) {
 	delete(s.ops, o.id)
-	o.stopTimer()
 	switch o.kind {
 	case opRequest:
 		o.reply(messages.Reply{Err: err, Gen: o.gen})

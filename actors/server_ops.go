@@ -5,7 +5,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -30,20 +29,14 @@ type op struct {
 	kind   opKind
 	method string
 	params json.RawMessage
-	timer  clock.Timer
+	// deadline is when the operation times out (zero: never); see deadlines.
+	deadline time.Time
 
 	reply     func(messages.Reply)
 	listReply func(messages.ListReply)
 	field     string
 	items     []json.RawMessage
 	cursors   map[string]bool
-}
-
-func (o *op) stopTimer() {
-	if o.timer != nil {
-		o.timer.Stop()
-		o.timer = nil
-	}
 }
 
 // withConnection runs start on a live connection, connecting first (or
@@ -117,7 +110,8 @@ func (s *serverActor) begin(o *op, deadline time.Duration) {
 		s.byToken[o.token] = o
 	}
 	if deadline > 0 {
-		o.timer = s.env.after(deadline, s.me, opTimeout{incarnation: s.inc, op: o})
+		o.deadline = s.now().Add(deadline)
+		s.armDeadline(o.deadline)
 	}
 	s.send(o, nil)
 }
@@ -193,7 +187,6 @@ func (s *serverActor) finish(o *op, result json.RawMessage, err *messages.Error)
 	if o.token != 0 && s.byToken[o.token] == o {
 		delete(s.byToken, o.token)
 	}
-	o.stopTimer()
 	switch o.kind {
 	case opRequest:
 		o.reply(messages.Reply{Result: result, Err: err, Gen: o.gen})
@@ -213,9 +206,6 @@ func (s *serverActor) finish(o *op, result json.RawMessage, err *messages.Error)
 }
 
 func (s *serverActor) opExpired(o *op) {
-	if s.ops[o.id] != o {
-		return // finished before its deadline message arrived
-	}
 	if c := s.conns[o.gen]; c != nil {
 		c.Cancel(o.id)
 	}

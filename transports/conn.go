@@ -2,7 +2,6 @@ package transports
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -76,6 +75,11 @@ type opState struct {
 	cancel  context.CancelFunc
 	aborted bool // guarded by conn.mu
 	reqID   mcp.RequestId
+
+	// stdio and sockets only (see startLine):
+	key     string     // reqID as the line codec keys it
+	written bool       // the request is on the wire; guarded by conn.mu
+	finish  completion // completes the request; set before written
 }
 
 var _ messages.Conn = (*conn)(nil)
@@ -108,15 +112,21 @@ func (c *conn) Send(op messages.Op) {
 	c.ops[op.ID] = st
 	c.opsWG.Add(1)
 	c.mu.Unlock()
-	c.dispatch(func() {
-		defer c.opsWG.Done()
-		res := c.run(ctx, op, st)
-		cancel()
-		c.mu.Lock()
-		delete(c.ops, op.ID)
-		c.mu.Unlock()
-		c.sink(res)
-	})
+	if c.lc != nil {
+		c.dispatch(func() { c.startLine(op, st) })
+		return
+	}
+	c.dispatch(func() { c.complete(op, st, c.run(ctx, op, st)) })
+}
+
+// complete reports a request's outcome and forgets it.
+func (c *conn) complete(op messages.Op, st *opState, res messages.OpResult) {
+	st.cancel()
+	c.mu.Lock()
+	delete(c.ops, op.ID)
+	c.mu.Unlock()
+	c.sink(res)
+	c.opsWG.Done()
 }
 
 // dispatch runs job on an idle worker of this connection, or on a new one.
@@ -141,23 +151,77 @@ func (c *conn) dispatch(job func()) {
 	}
 }
 
-func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.OpResult {
-	res := messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID}
+// prepare builds the JSON-RPC request of op.
+func (c *conn) prepare(op messages.Op, st *opState) (transport.JSONRPCRequest, *messages.Error) {
 	if len(op.Params) > MaxFrame {
-		res.Err = messages.Errorf(messages.KindInvalidArgs, c.server, "request params over 16 MiB")
-		return res
+		return transport.JSONRPCRequest{}, messages.Errorf(messages.KindInvalidArgs, c.server, "request params over 16 MiB")
 	}
 	params, header, err := c.sess.prepare(op.Method, op.Params)
 	if err != nil {
-		res.Err = messages.Errorf(messages.KindInvalidArgs, c.server, "request params must be a JSON object")
-		return res
+		return transport.JSONRPCRequest{}, messages.Errorf(messages.KindInvalidArgs, c.server, "request params must be a JSON object")
 	}
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: st.reqID, Method: op.Method, Header: header}
 	if len(params) > 0 {
 		req.Params = params
 	}
+	return req, nil
+}
+
+// run sends one request on a blocking transport (HTTP, legacy SSE) and
+// returns its outcome.
+func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.OpResult {
+	req, perr := c.prepare(op, st)
+	if perr != nil {
+		return messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: perr}
+	}
 	slot := &statusSlot{}
 	resp, err := c.tr.SendRequest(withSlot(ctx, slot), req)
+	res := c.outcome(op, st, resp, err, slot)
+	if res.Err != nil && res.Err.Kind == messages.KindAborted {
+		c.sendCancelled(st)
+	}
+	return res
+}
+
+// startLine writes one request on a stdio or socket connection without
+// waiting for its answer: the reader completes it when the response comes,
+// so no goroutine waits per request and the response reaches the actor
+// straight from the reader. A cancellation that arrived before the write
+// finished is handled here, after it, so notifications/cancelled always
+// follows the request it cancels.
+func (c *conn) startLine(op messages.Op, st *opState) {
+	req, perr := c.prepare(op, st)
+	if perr != nil {
+		c.complete(op, st, messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: perr})
+		return
+	}
+	st.key = req.ID.String()
+	st.finish = func(resp *transport.JSONRPCResponse, err error) {
+		if err == nil {
+			c.complete(op, st, c.outcome(op, st, resp, nil, nil))
+			return
+		}
+		// Explaining a failure may wait for the child's exit status: not
+		// on the reader goroutine.
+		c.d.spawn(func() { c.complete(op, st, c.outcome(op, st, nil, err, nil)) })
+	}
+	if err := c.lc.startRequest(req, st.finish); err != nil {
+		st.finish(nil, err)
+		return
+	}
+	c.mu.Lock()
+	st.written = true
+	aborted := st.aborted
+	c.mu.Unlock()
+	if aborted && c.lc.abandon(st.key) {
+		c.complete(op, st, messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: messages.Errorf(messages.KindAborted, c.server, "cancelled")})
+		c.sendCancelled(st)
+	}
+}
+
+// outcome turns a request's response or failure into its OpResult.
+func (c *conn) outcome(op messages.Op, st *opState, resp *transport.JSONRPCResponse, err error, slot *statusSlot) messages.OpResult {
+	res := messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID}
 	c.mu.Lock()
 	aborted, closing, ended := st.aborted, c.closing, c.ended
 	c.mu.Unlock()
@@ -167,7 +231,6 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 	case err == nil:
 		res.Result = resp.Result
 	case aborted:
-		c.sendCancelled(st)
 		res.Err = messages.Errorf(messages.KindAborted, c.server, "cancelled")
 	case c.lc != nil && c.lc.endedByPeer():
 		// The server ended the stream (exit, EOF, protocol violation): that,
@@ -213,66 +276,6 @@ func errHTTPUnreachable(err error) error {
 }
 
 var errNever = errors.New("transports: never")
-
-// Cancel gives up on one request the way its transport requires.
-func (c *conn) Cancel(id messages.OpID) {
-	c.mu.Lock()
-	st := c.ops[id]
-	if st != nil {
-		st.aborted = true
-	}
-	c.mu.Unlock()
-	if st == nil {
-		return
-	}
-	// The request's goroutine sees its context end and, on transports
-	// that need it, sends notifications/cancelled itself: only it knows
-	// the request has been written, so the cancellation can never reach
-	// the server before the request it cancels.
-	st.cancel()
-}
-
-// sendCancelled tells the server a request was given up, on transports
-// where the response would come on a shared channel (stdio, sockets,
-// legacy SSE). On Streamable HTTP aborting the exchange is the
-// cancellation, and nothing is sent.
-func (c *conn) sendCancelled(st *opState) {
-	if c.kind == messages.TransportHTTP {
-		return
-	}
-	params := map[string]any{"requestId": st.reqID, "reason": "cancelled by the client"}
-	_ = c.tr.SendNotification(c.ctx, notification(string(mcp.MethodNotificationCancelled), params))
-}
-
-// background runs f on a goroutine that shutdown waits for, unless the
-// connection is closing (then f is dropped: there is nobody to send to).
-func (c *conn) background(f func()) {
-	c.mu.Lock()
-	if c.closing {
-		c.mu.Unlock()
-		return
-	}
-	c.opsWG.Add(1)
-	c.mu.Unlock()
-	c.d.spawn(func() {
-		defer c.opsWG.Done()
-		f()
-	})
-}
-
-// Notify sends a notification on its own goroutine.
-func (c *conn) Notify(method string, params json.RawMessage) {
-	var fields map[string]any
-	if len(params) > 0 && json.Unmarshal(params, &fields) != nil {
-		return
-	}
-	c.background(func() { _ = c.tr.SendNotification(c.ctx, notification(method, fields)) })
-}
-
-func notification(method string, fields map[string]any) mcp.JSONRPCNotification {
-	return mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
-		Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: fields}}}
-}
 
 // Close closes the connection; ConnClosed (with a nil Err) follows.
 func (c *conn) Close() {

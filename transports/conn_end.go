@@ -23,6 +23,13 @@ func (c *conn) release() {
 	c.closing = true
 	c.mu.Unlock()
 	c.cancel()
+	if c.lc != nil {
+		// Requests in flight end now, as closed, not with whatever the
+		// server answers to the end of its input.
+		for _, done := range c.lc.abandonAll() {
+			done(nil, ErrClosed)
+		}
+	}
 	if c.tr != nil {
 		_ = c.tr.Close()
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -37,7 +38,7 @@ type lineConn struct {
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
-	pending   map[string]chan *transport.JSONRPCResponse
+	pending   map[string]completion // requests awaiting their response, by id
 	closed    bool
 	started   bool
 	onRequest transport.RequestHandler
@@ -57,7 +58,7 @@ func newLineConn(r io.Reader, w io.WriteCloser, rawNote func(string, json.RawMes
 		w:       w,
 		rawNote: rawNote,
 		onEnd:   onEnd,
-		pending: make(map[string]chan *transport.JSONRPCResponse),
+		pending: make(map[string]completion),
 		done:    make(chan struct{}),
 		reqCtx:  context.Background(),
 	}
@@ -103,8 +104,8 @@ func (c *lineConn) readLoop() {
 	c.mu.Unlock()
 	c.endErr, c.peerEnded = err, !byClose
 	close(c.done)
-	for _, ch := range pending {
-		close(ch)
+	for _, done := range sortedCompletions(pending) {
+		done(nil, c.closedErr())
 	}
 	if c.onEnd != nil {
 		c.onEnd(err)
@@ -169,11 +170,11 @@ func (c *lineConn) handleLine(line []byte) error {
 		}
 		key := id.String()
 		c.mu.Lock()
-		ch := c.pending[key]
+		done := c.pending[key]
 		delete(c.pending, key)
 		c.mu.Unlock()
-		if ch != nil {
-			ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: f.Result, Error: f.Error}
+		if done != nil {
+			done(&transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: f.Result, Error: f.Error}, nil)
 		}
 	}
 	return nil
@@ -226,45 +227,97 @@ func (c *lineConn) writeFrame(b []byte) error {
 	return nil
 }
 
+// completion receives a request's outcome: its response, or the error that
+// ended it. Whoever removes a request from pending calls its completion,
+// so it runs exactly once.
+type completion func(*transport.JSONRPCResponse, error)
+
 // SendRequest writes the request and waits for its response, the context's
 // end, or the connection's end.
 func (c *lineConn) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	b, err := json.Marshal(req)
-	if err != nil {
-		return nil, fmt.Errorf("transports: marshal request: %w", err)
+	type outcome struct {
+		resp *transport.JSONRPCResponse
+		err  error
 	}
+	ch := make(chan outcome, 1)
 	key := req.ID.String()
-	ch := make(chan *transport.JSONRPCResponse, 1)
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil, c.closedErr()
-	}
-	c.pending[key] = ch
-	c.mu.Unlock()
-	if err := c.writeFrame(b); err != nil {
-		c.forget(key)
-		if errors.Is(err, ErrClosed) {
-			return nil, c.closedErr()
-		}
+	if err := c.startRequest(req, func(r *transport.JSONRPCResponse, err error) { ch <- outcome{r, err} }); err != nil {
 		return nil, err
 	}
 	select {
-	case resp, ok := <-ch:
-		if !ok {
-			return nil, c.closedErr()
-		}
-		return resp, nil
+	case o := <-ch:
+		return o.resp, o.err
 	case <-ctx.Done():
-		c.forget(key)
-		return nil, ctx.Err()
+		if c.abandon(key) {
+			return nil, ctx.Err()
+		}
+		o := <-ch // completed while we were giving up
+		return o.resp, o.err
 	}
 }
 
-func (c *lineConn) forget(key string) {
+// startRequest registers done for req's response and writes req, without
+// waiting for the response: done runs later, on the reader goroutine with
+// the response, or with the reason the connection ended. It returns an
+// error (and done never runs) when the request could not be written.
+func (c *lineConn) startRequest(req transport.JSONRPCRequest, done completion) error {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("transports: marshal request: %w", err)
+	}
+	key := req.ID.String()
 	c.mu.Lock()
-	delete(c.pending, key)
+	if c.closed {
+		c.mu.Unlock()
+		return c.closedErr()
+	}
+	c.pending[key] = done
 	c.mu.Unlock()
+	if err := c.writeFrame(b); err != nil {
+		if !c.abandon(key) {
+			return nil // the connection ended meanwhile and done has run
+		}
+		if errors.Is(err, ErrClosed) {
+			return c.closedErr()
+		}
+		return err
+	}
+	return nil
+}
+
+// abandon forgets a pending request and reports whether it was still
+// pending (then its completion will never run).
+func (c *lineConn) abandon(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[key]
+	delete(c.pending, key)
+	return ok
+}
+
+// abandonAll forgets every pending request and returns their completions,
+// in id order, for the caller to run.
+func (c *lineConn) abandonAll() []completion {
+	c.mu.Lock()
+	pending := c.pending
+	c.pending = map[string]completion{}
+	c.mu.Unlock()
+	return sortedCompletions(pending)
+}
+
+// sortedCompletions orders completions by request id, so that a
+// connection's end fails its requests in a reproducible order.
+func sortedCompletions(m map[string]completion) []completion {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]completion, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
+	}
+	return out
 }
 
 // closedErr says why requests can no longer be answered.

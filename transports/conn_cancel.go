@@ -1,0 +1,83 @@
+package transports
+
+import (
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcprt/mcprt/messages"
+)
+
+// Cancel gives up on one request the way its transport requires.
+func (c *conn) Cancel(id messages.OpID) {
+	c.mu.Lock()
+	st := c.ops[id]
+	written := false
+	if st != nil {
+		st.aborted = true
+		written = st.written
+	}
+	c.mu.Unlock()
+	if st == nil {
+		return
+	}
+	if c.lc == nil {
+		// The request's goroutine sees its context end and, on legacy SSE,
+		// sends notifications/cancelled itself after its request was
+		// written; on Streamable HTTP aborting the exchange is the
+		// cancellation.
+		st.cancel()
+		return
+	}
+	if !written {
+		return // startLine finishes it once the write is done
+	}
+	if c.lc.abandon(st.key) {
+		c.complete(opFor(id), st, messages.OpResult{Server: c.server, Gen: c.gen, ID: id, Err: messages.Errorf(messages.KindAborted, c.server, "cancelled")})
+		c.background(func() { c.sendCancelled(st) })
+	}
+}
+
+func opFor(id messages.OpID) messages.Op { return messages.Op{ID: id} }
+
+// sendCancelled tells the server a request was given up, on transports
+// where the response would come on a shared channel (stdio, sockets,
+// legacy SSE). On Streamable HTTP aborting the exchange is the
+// cancellation, and nothing is sent.
+func (c *conn) sendCancelled(st *opState) {
+	if c.kind == messages.TransportHTTP {
+		return
+	}
+	params := map[string]any{"requestId": st.reqID, "reason": "cancelled by the client"}
+	_ = c.tr.SendNotification(c.ctx, notification(string(mcp.MethodNotificationCancelled), params))
+}
+
+// background runs f on a goroutine that shutdown waits for, unless the
+// connection is closing (then f is dropped: there is nobody to send to).
+func (c *conn) background(f func()) {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.opsWG.Add(1)
+	c.mu.Unlock()
+	c.d.spawn(func() {
+		defer c.opsWG.Done()
+		f()
+	})
+}
+
+// Notify sends a notification on its own goroutine.
+func (c *conn) Notify(method string, params json.RawMessage) {
+	var fields map[string]any
+	if len(params) > 0 && json.Unmarshal(params, &fields) != nil {
+		return
+	}
+	c.background(func() { _ = c.tr.SendNotification(c.ctx, notification(method, fields)) })
+}
+
+func notification(method string, fields map[string]any) mcp.JSONRPCNotification {
+	return mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: fields}}}
+}
