@@ -113,7 +113,7 @@ func (c *conn) Send(op messages.Op) {
 	c.opsWG.Add(1)
 	c.mu.Unlock()
 	if c.lc != nil {
-		c.dispatch(func() { c.startLine(op, st) })
+		c.startLine(op, st)
 		return
 	}
 	c.dispatch(func() { c.complete(op, st, c.run(ctx, op, st)) })
@@ -183,12 +183,13 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 	return res
 }
 
-// startLine writes one request on a stdio or socket connection without
-// waiting for its answer: the reader completes it when the response comes,
-// so no goroutine waits per request and the response reaches the actor
-// straight from the reader. A cancellation that arrived before the write
-// finished is handled here, after it, so notifications/cancelled always
-// follows the request it cancels.
+// startLine sends one request on a stdio or socket connection without
+// waiting for its answer, on the caller's goroutine when the pipe or socket
+// takes the frame at once (the common case: no goroutine hand-off), else on
+// a worker. The reader completes the request when the response comes, so
+// the response reaches the actor straight from the reader. A cancellation
+// that arrived before the write finished is handled after it, so
+// notifications/cancelled always follows the request it cancels.
 func (c *conn) startLine(op messages.Op, st *opState) {
 	req, perr := c.prepare(op, st)
 	if perr != nil {
@@ -202,20 +203,42 @@ func (c *conn) startLine(op messages.Op, st *opState) {
 			return
 		}
 		// Explaining a failure may wait for the child's exit status: not
-		// on the reader goroutine.
+		// on the reader's (or the actor's) goroutine.
 		c.d.spawn(func() { c.complete(op, st, c.outcome(op, st, nil, err, nil)) })
 	}
-	if err := c.lc.startRequest(req, st.finish); err != nil {
+	rest, err := c.lc.startRequestNow(req, st.finish)
+	switch {
+	case err != nil:
 		st.finish(nil, err)
-		return
+	case rest == nil:
+		c.written(op, st, false)
+	default:
+		c.dispatch(func() {
+			if err := rest(); err != nil {
+				st.finish(nil, err)
+				return
+			}
+			c.written(op, st, true)
+		})
 	}
+}
+
+// written records that a request is on the wire and, if it was cancelled
+// meanwhile, completes it as aborted and tells the server (directly when
+// on a worker, else on a goroutine of its own).
+func (c *conn) written(op messages.Op, st *opState, onWorker bool) {
 	c.mu.Lock()
 	st.written = true
 	aborted := st.aborted
 	c.mu.Unlock()
-	if aborted && c.lc.abandon(st.key) {
-		c.complete(op, st, messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: messages.Errorf(messages.KindAborted, c.server, "cancelled")})
+	if !aborted || !c.lc.abandon(st.key) {
+		return
+	}
+	c.complete(op, st, messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: messages.Errorf(messages.KindAborted, c.server, "cancelled")})
+	if onWorker {
 		c.sendCancelled(st)
+	} else {
+		c.background(func() { c.sendCancelled(st) })
 	}
 }
 

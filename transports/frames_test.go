@@ -1,6 +1,7 @@
 package transports
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -46,6 +47,39 @@ func TestFrameLimits(t *testing.T) {
 			}
 			cc := c.waitClosed()
 			wantErr(t, "ConnClosed", cc.Err, messages.KindProtocol, "16 MiB")
+		})
+	}
+}
+
+// TestLargeRequests: a request much larger than a pipe's or socket's
+// buffer goes out whole (the first part without blocking, the rest from a
+// worker), interleaved with small requests that must not corrupt it.
+func TestLargeRequests(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		ep   func(t *testing.T) messages.Endpoint
+	}{
+		{"stdio", func(t *testing.T) messages.Endpoint { return stdioEP(t, "") }},
+		{"socket", func(t *testing.T) messages.Endpoint { return socketEP(t, "") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, _ := dial(t, tc.ep(t))
+			msg := strings.Repeat("L", 2<<20)
+			big := c.send("tools/call", toolParams("echo", map[string]any{"message": msg}))
+			var small []messages.OpID
+			for i := 0; i < 20; i++ {
+				small = append(small, c.send("tools/call", toolParams("echo", map[string]any{"message": fmt.Sprint(i)})))
+			}
+			if got := toolText(t, c.result(big)); got != "echo: "+msg {
+				t.Fatalf("large request came back as %d bytes", len(got))
+			}
+			for i, id := range small {
+				if got := toolText(t, c.result(id)); got != fmt.Sprintf("echo: %d", i) {
+					t.Fatalf("small request %d = %q", i, got)
+				}
+			}
 		})
 	}
 }

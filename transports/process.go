@@ -74,25 +74,31 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 	// end of file: a helper that left the process group (setsid) may hold
 	// it open for ever, and must not keep the child from being reaped.
 	cmd.WaitDelay = termGrace
-	stdin, err := cmd.StdinPipe()
+	// Our own pipe, not cmd.StdinPipe: the line codec writes to it without
+	// blocking when it can (see lineconn_write.go), which needs the file.
+	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("stdin pipe: %w", err)
 	}
+	cmd.Stdin = stdinR
 	// Our own pipe, not cmd.StdoutPipe: Wait closes that one as soon as the
 	// child exits, which would race the reader out of the child's last
 	// lines and turn its end of file into "file already closed".
 	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
 		_ = stdin.Close()
+		_ = stdinR.Close()
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
 	cmd.Stdout = stdoutW
 	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, stderr: newRing(stderrKeep, mirror), exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	err = cmd.Start()
-	_ = stdoutW.Close() // the child has its copy
+	_ = stdoutW.Close() // the child has its copies
+	_ = stdinR.Close()
 	if err != nil {
 		_ = stdout.Close()
+		_ = stdin.Close()
 		return nil, startError(err)
 	}
 	go func() {

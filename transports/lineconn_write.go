@@ -1,0 +1,114 @@
+package transports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"syscall"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// rawFile is implemented by *os.File and *net.UnixConn: what the line codec
+// writes to when it can try a write without blocking.
+type rawFile interface {
+	SyscallConn() (syscall.RawConn, error)
+}
+
+// startRequestNow registers done for req's response and writes req if that
+// can be done at once, without blocking: on the calling goroutine, which
+// may be an actor's. When the pipe or socket cannot take the whole frame
+// now, it returns rest, which finishes the write and must run on a
+// goroutine that may block; the frame lock is held until it does, so frames
+// never interleave. Like startRequest, an error means done never runs.
+func (c *lineConn) startRequestNow(req transport.JSONRPCRequest, done completion) (rest func() error, err error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("transports: marshal request: %w", err)
+	}
+	if len(b) > MaxFrame {
+		return nil, ErrFrameTooLarge
+	}
+	key := req.ID.String()
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, c.closedErr()
+	}
+	c.pending[key] = done
+	c.mu.Unlock()
+	b = append(b, '\n')
+	raw, ok := c.w.(rawFile)
+	if !ok || !c.wmu.TryLock() {
+		// Another frame is being written (or the writer cannot be tried):
+		// queue behind it on a goroutine that may wait.
+		return func() error { return c.finishWrite(key, c.writeLocked(b, true)) }, nil
+	}
+	n, werr := tryWrite(raw, b)
+	switch {
+	case werr != nil:
+		c.wmu.Unlock()
+		return nil, c.finishWrite(key, fmt.Errorf("%w: write: %w", ErrClosed, werr))
+	case n == len(b):
+		c.wmu.Unlock()
+		return nil, nil
+	}
+	left := b[n:]
+	return func() error { return c.finishWrite(key, c.writeLocked(left, false)) }, nil
+}
+
+// writeLocked writes b, taking the frame lock first when lock is set, and
+// releases the lock either way.
+func (c *lineConn) writeLocked(b []byte, lock bool) error {
+	if lock {
+		c.wmu.Lock()
+	}
+	defer c.wmu.Unlock()
+	select {
+	case <-c.done:
+		return ErrClosed
+	default:
+	}
+	if _, err := c.w.Write(b); err != nil {
+		return fmt.Errorf("%w: write: %w", ErrClosed, err)
+	}
+	return nil
+}
+
+// finishWrite settles a failed write of a registered request: if the
+// request is still pending it is forgotten and the error returned (its
+// completion will not run); if the connection's end already completed it,
+// there is nothing to report.
+func (c *lineConn) finishWrite(key string, err error) error {
+	if err == nil || !c.abandon(key) {
+		return nil
+	}
+	if errors.Is(err, ErrClosed) {
+		return c.closedErr()
+	}
+	return err
+}
+
+// tryWrite makes one non-blocking write attempt and returns how much of b
+// was written (possibly none, when the pipe or socket is full).
+func tryWrite(f rawFile, b []byte) (int, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, nil
+	}
+	var n int
+	var werr error
+	if err := rc.Write(func(fd uintptr) bool {
+		n, werr = syscall.Write(int(fd), b)
+		return true // one attempt only: never wait here
+	}); err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		n = 0
+	}
+	if errors.Is(werr, syscall.EAGAIN) || errors.Is(werr, syscall.EINTR) {
+		werr = nil
+	}
+	return n, werr
+}
