@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/messages"
@@ -70,6 +73,38 @@ func BenchmarkRuntimeOverhead(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if r := tool.Execute(ctx, args); r.IsError {
 			b.Fatal(r.Text)
+		}
+	}
+}
+
+// instantTransport is an mcp-go transport whose server answers at once.
+type instantTransport struct{}
+
+func (instantTransport) Start(context.Context) error { return nil }
+func (instantTransport) SendRequest(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	switch req.Method {
+	case "initialize":
+		return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"i","version":"1"}}`)}, nil
+	case "tools/list":
+		return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Result: toolsList}, nil
+	}
+	return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Result: echoReply}, nil
+}
+func (instantTransport) SendNotification(context.Context, mcp.JSONRPCNotification) error { return nil }
+func (instantTransport) SetNotificationHandler(func(mcp.JSONRPCNotification))            {}
+func (instantTransport) Close() error                                                    { return nil }
+func (instantTransport) GetSessionId() string                                            { return "" }
+
+// BenchmarkBareOverhead is a bare mcp-go client's own CPU per tool call
+// with I/O taken out, the reference for BenchmarkRuntimeOverhead.
+func BenchmarkBareOverhead(b *testing.B) {
+	call := bareClient(b, instantTransport{})
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := call(ctx); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
