@@ -37,7 +37,14 @@ type op struct {
 	field     string
 	items     []json.RawMessage
 	cursors   map[string]bool
+
+	origin  messages.Origin
+	resends int // times it went out again after its connection ended unsent
 }
+
+// maxResends bounds how often one operation is moved to a new connection
+// because the old one had ended before it could be written.
+const maxResends = 3
 
 // withConnection runs start on a live connection, connecting first (or
 // queueing behind a dial in progress) as the lifecycle decides.
@@ -60,14 +67,14 @@ func (s *serverActor) withConnection(cmd messages.Failable, token messages.Token
 
 func (s *serverActor) request(m *messages.Request) {
 	s.withConnection(m, m.Token, m.Origin, func(gen uint64) {
-		o := &op{cmd: m, gen: gen, token: m.Token, kind: opRequest, method: m.Method, params: m.Params, reply: m.Reply}
+		o := &op{cmd: m, gen: gen, token: m.Token, kind: opRequest, method: m.Method, params: m.Params, reply: m.Reply, origin: m.Origin}
 		s.begin(o, s.deadline(m.Deadline))
 	}, func(err *messages.Error) { m.Reply(messages.Reply{Err: err}) })
 }
 
 func (s *serverActor) listAll(m *messages.ListAll) {
 	s.withConnection(m, m.Token, m.Origin, func(gen uint64) {
-		o := &op{cmd: m, gen: gen, token: m.Token, kind: opList, method: m.Method, listReply: m.Reply, field: m.Field, cursors: map[string]bool{}}
+		o := &op{cmd: m, gen: gen, token: m.Token, kind: opList, method: m.Method, listReply: m.Reply, field: m.Field, cursors: map[string]bool{}, origin: m.Origin}
 		s.begin(o, s.cfg.CatalogTimeout)
 	}, func(err *messages.Error) { m.Reply(messages.ListReply{Err: err}) })
 }
@@ -136,6 +143,10 @@ func (s *serverActor) opDone(m messages.OpResult) {
 	if o == nil || o.gen != m.Gen {
 		return // finished already (timed out, aborted) or an older incarnation's
 	}
+	if m.NotSent && o.kind != opHealth && o.resends < maxResends && !s.closed {
+		s.resend(o)
+		return
+	}
 	if m.Err != nil || o.kind != opList {
 		s.finish(o, m.Result, m.Err)
 		return
@@ -203,6 +214,38 @@ func (s *serverActor) finish(o *op, result json.RawMessage, err *messages.Error)
 		s.exec(s.life.HealthDone(s.now(), o.gen, err))
 	}
 	s.exec(s.life.Release(s.now(), o.gen))
+}
+
+// resend moves an operation whose connection had ended before it was
+// written to a new connection: the server never saw it, so this is not a
+// retry. Its lease on the dead generation returns; its deadline stays. A
+// listing starts again from its first page.
+func (s *serverActor) resend(o *op) {
+	delete(s.ops, o.id)
+	s.exec(s.life.Release(s.now(), o.gen))
+	o.resends++
+	o.items, o.cursors = nil, map[string]bool{}
+	if o.token != 0 && s.byToken[o.token] == o {
+		delete(s.byToken, o.token)
+	}
+	s.withConnection(o.cmd, o.token, o.origin, func(gen uint64) {
+		o.gen = gen
+		s.exec(s.life.Acquire(gen))
+		if o.token != 0 {
+			s.byToken[o.token] = o
+		}
+		if !o.deadline.IsZero() {
+			s.armDeadline(o.deadline)
+		}
+		s.send(o, nil)
+	}, func(err *messages.Error) {
+		switch o.kind {
+		case opRequest:
+			o.reply(messages.Reply{Err: err})
+		case opList:
+			o.listReply(messages.ListReply{Err: err})
+		}
+	})
 }
 
 func (s *serverActor) opExpired(o *op) {

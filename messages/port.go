@@ -117,6 +117,11 @@ type OpResult struct {
 	// Err is a transport failure, a cancellation, or (KindRPC) the server's
 	// JSON-RPC error object.
 	Err *Error
+	// NotSent is set when the request never left: the connection had
+	// already ended before any byte of it was written. The caller may send
+	// it again on another connection; that is not a retry, since the server
+	// never saw it.
+	NotSent bool
 }
 
 // ConnNotification is a server-to-client notification the port did not

@@ -104,7 +104,8 @@ func (c *conn) Send(op messages.Op) {
 	c.mu.Lock()
 	if c.closing || c.ended {
 		c.mu.Unlock()
-		c.sink(messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: messages.Errorf(messages.KindDisconnected, c.server, "connection closed")})
+		c.sink(messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, NotSent: true,
+			Err: messages.Errorf(messages.KindDisconnected, c.server, "connection closed")})
 		return
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
@@ -208,6 +209,12 @@ func (c *conn) startLine(op messages.Op, st *opState) {
 	}
 	rest, err := c.lc.startRequestNow(req, st.finish)
 	switch {
+	case errors.Is(err, errNotWritten):
+		c.d.spawn(func() {
+			res := c.outcome(op, st, nil, err, nil)
+			res.NotSent = true
+			c.complete(op, st, res)
+		})
 	case err != nil:
 		st.finish(nil, err)
 	case rest == nil:

@@ -9,6 +9,10 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 )
 
+// errNotWritten marks a request of which not a byte was written because
+// the connection had already ended: it may go out on another connection.
+var errNotWritten = errors.New("transports: request not written")
+
 // rawFile is implemented by *os.File and *net.UnixConn: what the line codec
 // writes to when it can try a write without blocking.
 type rawFile interface {
@@ -33,7 +37,7 @@ func (c *lineConn) startRequestNow(req transport.JSONRPCRequest, done completion
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return nil, c.closedErr()
+		return nil, fmt.Errorf("%w: %w", errNotWritten, c.closedErr())
 	}
 	c.pending[key] = done
 	c.mu.Unlock()
@@ -46,6 +50,12 @@ func (c *lineConn) startRequestNow(req transport.JSONRPCRequest, done completion
 	}
 	n, werr := tryWrite(raw, b)
 	switch {
+	case werr != nil && n == 0:
+		c.wmu.Unlock()
+		if err := c.finishWrite(key, fmt.Errorf("%w: write: %w", ErrClosed, werr)); err != nil {
+			return nil, fmt.Errorf("%w: %w", errNotWritten, err)
+		}
+		return nil, nil
 	case werr != nil:
 		c.wmu.Unlock()
 		return nil, c.finishWrite(key, fmt.Errorf("%w: write: %w", ErrClosed, werr))
