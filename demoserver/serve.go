@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcprt/mcprt/internal/mcpline"
 )
 
 // ServeStdio serves the demo server over newline-delimited JSON-RPC: it
@@ -21,7 +23,7 @@ import (
 // The goroutine reading in stays blocked in in.Read until in yields or is
 // closed; close in to release it.
 func ServeStdio(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
-	return serveLines(ctx, NewServer(opts), "stdio", in, out, nil)
+	return mcpline.Serve(ctx, NewServer(opts), "stdio", in, out, nil)
 }
 
 // ServeHTTP serves the demo server as Streamable HTTP at http://addr/mcp.

@@ -15,6 +15,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcprt/mcprt/internal/mcpline"
 )
 
 func TestMain(m *testing.M) {
@@ -191,7 +193,7 @@ func (p *proc) recv(t *testing.T, ctx context.Context) string {
 		go func() {
 			defer close(p.lines)
 			sc := bufio.NewScanner(p.stdout)
-			sc.Buffer(nil, maxLine)
+			sc.Buffer(nil, mcpline.MaxLine)
 			for sc.Scan() {
 				select {
 				case p.lines <- bytes.Clone(sc.Bytes()):
@@ -218,7 +220,10 @@ type rpcReply struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Result json.RawMessage `json:"result"`
-	Error  *errorDetails   `json:"error"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
 func decodeReply(t *testing.T, line string) rpcReply {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcprt/mcprt/internal/mcpline"
 )
 
 // EnvArgs names the environment variable that turns a process calling
@@ -143,13 +145,13 @@ func parseFlags(args []string) (config, error) {
 }
 
 // filter returns the request filter the stdio and socket loops apply.
-func (cfg config) filter() requestFilter {
+func (cfg config) filter() mcpline.Filter {
 	if !cfg.modernOnly && !cfg.ignoreUnknown {
 		return nil
 	}
 	return func(method string, id json.RawMessage) (any, bool) {
 		if cfg.modernOnly && method == string(mcp.MethodInitialize) {
-			return newErrorReply(id, mcp.METHOD_NOT_FOUND, ModernOnlyMessage), true
+			return mcpline.NewErrorReply(id, mcp.METHOD_NOT_FOUND, ModernOnlyMessage), true
 		}
 		if cfg.ignoreUnknown && !legacyMethods[method] {
 			return nil, true
@@ -164,7 +166,7 @@ func serveStdio(ctx context.Context, cfg config, srv *server.MCPServer) error {
 			return err
 		}
 	}
-	return serveLines(ctx, srv, "stdio", tapNotes(os.Stdin), os.Stdout, cfg.filter())
+	return mcpline.Serve(ctx, srv, "stdio", tapNotes(os.Stdin), os.Stdout, cfg.filter())
 }
 
 // stdinClosed returns a channel closed when stdin reaches end of file. When

@@ -15,6 +15,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcprt/mcprt/internal/mcpline"
 )
 
 // listenLoopback listens on addr, which must name host 127.0.0.1.
@@ -124,7 +126,7 @@ func serveSocket(ctx context.Context, cfg config, srv *server.MCPServer) error {
 			go func() {
 				defer conns.Done()
 				defer conn.Close()
-				err := serveLines(ctx, srv, fmt.Sprintf("socket-%d", n), tapNotes(conn), conn, cfg.filter())
+				err := mcpline.Serve(ctx, srv, fmt.Sprintf("socket-%d", n), tapNotes(conn), conn, cfg.filter())
 				if err != nil && !errors.Is(err, net.ErrClosed) {
 					fmt.Fprintf(os.Stderr, "testserver: socket connection %d: %v\n", n, err)
 				}
@@ -165,7 +167,7 @@ func refuseInitialize(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxLine))
+		body, err := io.ReadAll(io.LimitReader(r.Body, mcpline.MaxLine))
 		if err != nil {
 			http.Error(w, "cannot read request body", http.StatusBadRequest)
 			return
@@ -175,7 +177,7 @@ func refuseInitialize(next http.Handler) http.Handler {
 			Method string          `json:"method"`
 		}
 		if json.Unmarshal(body, &head) == nil && head.Method == string(mcp.MethodInitialize) {
-			b, _ := json.Marshal(newErrorReply(head.ID, mcp.METHOD_NOT_FOUND, ModernOnlyMessage))
+			b, _ := json.Marshal(mcpline.NewErrorReply(head.ID, mcp.METHOD_NOT_FOUND, ModernOnlyMessage))
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write(b)
 			return

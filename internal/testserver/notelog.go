@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"os"
 	"sync"
+
+	"github.com/mcprt/mcprt/internal/mcpline"
 )
 
 // EnvNoteLog names the environment variable holding the file the server
@@ -45,7 +47,7 @@ func noteMethod(msg []byte) string {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	if json.Unmarshal(msg, &head) != nil || !isNull(head.ID) {
+	if json.Unmarshal(msg, &head) != nil || !mcpline.IsNull(head.ID) {
 		return ""
 	}
 	return head.Method
@@ -59,7 +61,7 @@ func logNotesHTTP(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.Body != nil {
-			body, err := io.ReadAll(io.LimitReader(r.Body, maxLine))
+			body, err := io.ReadAll(io.LimitReader(r.Body, mcpline.MaxLine))
 			if err != nil {
 				http.Error(w, "cannot read request body", http.StatusBadRequest)
 				return

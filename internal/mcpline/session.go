@@ -1,7 +1,4 @@
-package testserver
-
-// This file has a twin, demoserver/linesession.go, identical apart
-// from the package clause and this path. Change both together.
+package mcpline
 
 import (
 	"encoding/json"
@@ -13,9 +10,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// errorReply is a JSON-RPC error response that keeps the request id exactly
+// ErrorReply is a JSON-RPC error response that keeps the request id exactly
 // as the peer spelled it.
-type errorReply struct {
+type ErrorReply struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Error   errorDetails    `json:"error"`
@@ -26,11 +23,12 @@ type errorDetails struct {
 	Message string `json:"message"`
 }
 
-func newErrorReply(id json.RawMessage, code int, message string) errorReply {
+// NewErrorReply builds a JSON-RPC error response for id (null when empty).
+func NewErrorReply(id json.RawMessage, code int, message string) ErrorReply {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
-	return errorReply{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Error: errorDetails{Code: code, Message: message}}
+	return ErrorReply{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Error: errorDetails{Code: code, Message: message}}
 }
 
 // lineSession is the mcp-go client session of one line connection.
@@ -87,7 +85,8 @@ func (s *lineSession) SetClientCapabilities(caps mcp.ClientCapabilities) {
 	s.caps = caps
 }
 
-func isNull(raw json.RawMessage) bool {
+// IsNull reports whether a raw JSON-RPC id is absent or null.
+func IsNull(raw json.RawMessage) bool {
 	return len(raw) == 0 || string(raw) == "null"
 }
 

@@ -1,8 +1,4 @@
-package demoserver
-
-// This file has a twin, internal/testserver/lineconn.go, identical apart
-// from the package clause and this path: the layering rules forbid the two
-// servers from sharing a package. Change both together.
+package mcpline
 
 import (
 	"bufio"
@@ -18,8 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// maxLine bounds one incoming JSON-RPC line.
-const maxLine = 64 << 20
+// MaxLine bounds one incoming JSON-RPC line.
+const MaxLine = 64 << 20
 
 // notificationBuffer is the capacity of a session's notification channel.
 // mcp-go drops a notification when the channel is full, so it is generous.
@@ -29,10 +25,10 @@ const notificationBuffer = 1024
 // channel. It is consumed by the pump and never reaches the peer.
 const barrierMethod = "$mcprt/barrier"
 
-// requestFilter may answer a request in place of the MCP server. It returns
+// Filter may answer a request in place of the MCP server. It returns
 // handled=true together with the reply to write, or with a nil reply to drop
 // the request silently.
-type requestFilter func(method string, id json.RawMessage) (reply any, handled bool)
+type Filter func(method string, id json.RawMessage) (reply any, handled bool)
 
 // inflightCall is one request being handled on its own goroutine.
 type inflightCall struct {
@@ -45,7 +41,7 @@ type inflightCall struct {
 type lineConn struct {
 	srv      *server.MCPServer
 	out      io.Writer
-	filter   requestFilter
+	filter   Filter
 	sess     *lineSession
 	stop     context.CancelFunc
 	pumpGone chan struct{} // closed when the notification pump has exited
@@ -63,10 +59,10 @@ type lineConn struct {
 // are handled in order on the calling goroutine; each request runs on its
 // own goroutine. A notifications/cancelled for an in-flight request cancels
 // its context, drops its response and waits for its handler to return before
-// the next line is read. When serveLines returns, every handler it started
+// the next line is read. When Serve returns, every handler it started
 // has returned. The goroutine reading in stays blocked in Read until in
 // yields or is closed.
-func serveLines(ctx context.Context, srv *server.MCPServer, sessionID string, in io.Reader, out io.Writer, filter requestFilter) error {
+func Serve(ctx context.Context, srv *server.MCPServer, sessionID string, in io.Reader, out io.Writer, filter Filter) error {
 	c := &lineConn{
 		srv:      srv,
 		out:      out,
@@ -110,7 +106,7 @@ func serveLines(ctx context.Context, srv *server.MCPServer, sessionID string, in
 func readLines(in io.Reader, lines chan<- []byte, errc chan<- error, done <-chan struct{}) {
 	defer close(lines)
 	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 	for sc.Scan() {
 		select {
 		case lines <- bytes.Clone(sc.Bytes()):
@@ -150,7 +146,7 @@ func (c *lineConn) dispatch(ctx context.Context, line []byte) {
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
-	if err := json.Unmarshal(line, &head); err != nil || head.Method == "" || isNull(head.ID) {
+	if err := json.Unmarshal(line, &head); err != nil || head.Method == "" || IsNull(head.ID) {
 		// Notifications, responses and malformed lines: inline, in order.
 		if head.Method == string(mcp.MethodNotificationCancelled) {
 			c.peerCancelled(head.Params)
@@ -202,7 +198,7 @@ func (c *lineConn) handle(ctx context.Context, id json.RawMessage, line []byte) 
 		if r := recover(); r != nil {
 			resp = nil
 			if len(id) > 0 {
-				resp = newErrorReply(id, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", r))
+				resp = NewErrorReply(id, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", r))
 			}
 		}
 	}()
@@ -218,7 +214,7 @@ func (c *lineConn) peerCancelled(params json.RawMessage) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
-	if json.Unmarshal(params, &p) != nil || isNull(p.RequestID) {
+	if json.Unmarshal(params, &p) != nil || IsNull(p.RequestID) {
 		return
 	}
 	c.mu.Lock()
@@ -298,7 +294,7 @@ func (c *lineConn) flushNotifications() {
 func (c *lineConn) reply(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		b, _ = json.Marshal(newErrorReply(nil, mcp.INTERNAL_ERROR, "cannot encode message: "+err.Error()))
+		b, _ = json.Marshal(NewErrorReply(nil, mcp.INTERNAL_ERROR, "cannot encode message: "+err.Error()))
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
