@@ -177,7 +177,7 @@ var globalRand = map[string]bool{"Int": true, "Intn": true, "IntN": true, "Int63
 	"Perm": true, "Shuffle": true, "N": true, "Read": true, "Seed": true, "Uint64N": true, "Int64N": true}
 
 // TestHouseRules checks, file by file, the rules a linter would: no wall
-// clock outside clock/ and cmd/, no time.Sleep in tests, no global
+// clock outside clock/ and cmd/, no sleeping in tests, no global
 // math/rand, no go statements outside goroutine owners, nothing concurrent
 // in the pure packages.
 func TestHouseRules(t *testing.T) {
@@ -259,7 +259,7 @@ func checkFile(t *testing.T, fset *token.FileSet, f *ast.File, relPath, dir stri
 			switch aliases[id.Name] {
 			case "time":
 				if isTest && x.Sel.Name == "Sleep" {
-					t.Errorf("%s: time.Sleep in a test (advance a manual clock or use synctest)", fset.Position(x.Pos()))
+					t.Errorf("%s: a sleep in a test (advance a manual clock or use synctest)", fset.Position(x.Pos()))
 				}
 				if !isTest && wallClock[x.Sel.Name] && !under(dir, "clock", "cmd") {
 					t.Errorf("%s: time.%s outside clock/ and cmd/ (use the injected clock)", fset.Position(x.Pos()), x.Sel.Name)
