@@ -116,10 +116,10 @@ func TestCloseIsBounded(t *testing.T) {
 	r.dialer.mu.Lock()
 	r.dialer.swallowClose = true
 	r.dialer.mu.Unlock()
-	mark := r.clk.mark()
+	mark := r.clk.Mark()
 	done := make(chan error, 1)
 	go func() { done <- r.rt.Close() }()
-	r.clk.waitArmed(r.ctx, t, mark, actors.ShutdownTimeout)
+	r.clk.WaitArmed(r.ctx, t, mark, actors.ShutdownTimeout)
 	select {
 	case err := <-done:
 		t.Fatalf("Close returned while a connection was still open: %v", err)

@@ -23,9 +23,9 @@ func TestStartupDeadline(t *testing.T) {
 	stuck := pidWrapper(t, pidFile, "--ignore-unknown")
 	stuck.ProtocolVersion = messages.Protocol20260728
 	r := newRig(t, map[string]config.Server{"stuck": stuck}, true)
-	mark := r.clk.mark()
+	mark := r.clk.Mark()
 	ch := r.start(r.ctx, `{"server":"stuck"}`)
-	r.clk.waitArmed(r.ctx, t, mark, 30*time.Second)
+	r.clk.WaitArmed(r.ctx, t, mark, 30*time.Second)
 	pid := readPid(r.ctx, t, pidFile)
 	r.clk.Advance(30*time.Second - time.Millisecond)
 	if st := r.status("stuck"); st.State != messages.StateConnecting {

@@ -54,6 +54,7 @@ var layers = map[string]layer{
 	"internal/testserver": {[]string{"messages", "clock", "internal/mcpline", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
 	"internal/testenv":    {[]string{"clock", "internal/testserver"}, "testenv only installs and starts test peers"},
 	"internal/bench":      {nil, "bench holds benchmarks only"},
+	"internal/testkit":    {[]string{"clock"}, "testkit holds test helpers only"},
 	"internal/mcpline":    {[]string{modMCP}, "mcpline serves mcp-go servers over line-delimited JSON-RPC; it knows nothing of the runtime"},
 }
 

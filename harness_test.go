@@ -13,6 +13,7 @@ import (
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/internal/testenv"
+	"github.com/mcprt/mcprt/internal/testkit"
 	"github.com/mcprt/mcprt/internal/testserver"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/transports"
@@ -25,114 +26,23 @@ import (
 // (recDialer), for timers being armed (testClock), or poll state that
 // nothing announces with a deadline.
 
+// Shared helpers (internal/testkit), under this package's names.
+type (
+	signal    = testkit.Signal
+	testClock = testkit.Clock
+)
+
+var (
+	testCtx      = testkit.Ctx
+	until        = testkit.Until
+	poll         = testkit.Poll
+	procGone     = testkit.ProcGone
+	newTestClock = testkit.NewClock
+)
+
 func TestMain(m *testing.M) {
 	testserver.MainIfRequested()
 	os.Exit(m.Run())
-}
-
-// testCtx bounds a test in wall time. Only a bug (a hang) ever reaches it.
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// signal is a broadcast: wait returns a channel that the next notify closes.
-type signal struct {
-	mu sync.Mutex
-	ch chan struct{} // guarded by mu
-}
-
-func (s *signal) notify() {
-	s.mu.Lock()
-	if s.ch != nil {
-		close(s.ch)
-		s.ch = nil
-	}
-	s.mu.Unlock()
-}
-
-func (s *signal) wait() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ch == nil {
-		s.ch = make(chan struct{})
-	}
-	return s.ch
-}
-
-// until blocks until cond holds, re-checking it whenever sig fires.
-func until(ctx context.Context, t *testing.T, sig *signal, what string, cond func() bool) {
-	t.Helper()
-	for {
-		ch := sig.wait()
-		if cond() {
-			return
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
-// poll re-checks cond every few milliseconds, for state nothing announces
-// (a file being written, a process leaving /proc).
-func poll(ctx context.Context, t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
-// testClock is a manual clock that records the duration of every timer
-// armed on it.
-type testClock struct {
-	*clock.Manual
-	sig signal
-
-	mu    sync.Mutex
-	armed []time.Duration // guarded by mu
-}
-
-func newTestClock() *testClock { return &testClock{Manual: clock.NewManual(time.Time{})} }
-
-func (c *testClock) AfterFunc(d time.Duration, f func()) clock.Timer {
-	tm := c.Manual.AfterFunc(d, f)
-	c.mu.Lock()
-	c.armed = append(c.armed, d)
-	c.mu.Unlock()
-	c.sig.notify()
-	return tm
-}
-
-func (c *testClock) mark() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.armed)
-}
-
-// waitArmed waits until a timer of duration d is armed after mark from.
-func (c *testClock) waitArmed(ctx context.Context, t *testing.T, from int, d time.Duration) {
-	t.Helper()
-	until(ctx, t, &c.sig, fmt.Sprintf("a %s timer", d), func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for _, x := range c.armed[from:] {
-			if x == d {
-				return true
-			}
-		}
-		return false
-	})
 }
 
 // recDialer decorates the real dialer and records dials, their results and
@@ -165,7 +75,7 @@ func (d *recDialer) Dial(req messages.DialRequest, sink messages.Sink) messages.
 	d.mu.Lock()
 	d.dials[req.Server]++
 	d.mu.Unlock()
-	d.sig.notify()
+	d.sig.Notify()
 	return d.inner.Dial(req, func(msg any) {
 		if m, ok := msg.(messages.DialResult); ok && m.Conn != nil {
 			m.Conn = &recConn{Conn: m.Conn, d: d, server: m.Server}
@@ -182,7 +92,7 @@ func (d *recDialer) Dial(req messages.DialRequest, sink messages.Sink) messages.
 			}
 		}
 		d.mu.Unlock()
-		d.sig.notify()
+		d.sig.Notify()
 	})
 }
 
@@ -405,17 +315,6 @@ func wantError(t *testing.T, res Result, code, server string) {
 	if server != "" && (!strings.Contains(res.Text, fmt.Sprintf("server %q", server)) || res.Details["server"] != server) {
 		t.Fatalf("error does not name server %q: %q %v", server, res.Text, res.Details)
 	}
-}
-
-// procGone reports whether pid has exited: no such process, or a zombie.
-func procGone(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
 }
 
 // pidWrapper runs the test server through /bin/sh, which writes its own pid

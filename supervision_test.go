@@ -20,10 +20,10 @@ func TestRuntimeConnectRevivesADownServer(t *testing.T) {
 	r.dialer.panicTool = "frail/add"
 	r.dialer.mu.Unlock()
 	for i, delay := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond, 0} {
-		mark := r.clk.mark()
+		mark := r.clk.Mark()
 		ch := r.start(r.ctx, `{"tool":"frail_add","args":{"a":1,"b":1}}`)
 		if delay > 0 {
-			r.clk.waitArmed(r.ctx, t, mark, delay)
+			r.clk.WaitArmed(r.ctx, t, mark, delay)
 			r.clk.Advance(delay)
 		}
 		wantError(t, r.recv(ch, "a crashing call"), "internal_error", "frail")
@@ -70,9 +70,9 @@ func TestCloseDoesNotWaitForARestartDelay(t *testing.T) {
 	r.dialer.mu.Lock()
 	r.dialer.panicTool = "frail/add"
 	r.dialer.mu.Unlock()
-	mark := r.clk.mark()
+	mark := r.clk.Mark()
 	wantError(t, r.exec(r.ctx, `{"tool":"frail_add","args":{"a":1,"b":1}}`), "internal_error", "frail")
-	r.clk.waitArmed(r.ctx, t, mark, 100*time.Millisecond) // the restart waits for the clock, which stands still
+	r.clk.WaitArmed(r.ctx, t, mark, 100*time.Millisecond) // the restart waits for the clock, which stands still
 	closed := make(chan error, 1)
 	go func() { closed <- r.rt.Close() }()
 	select {

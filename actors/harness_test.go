@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/internal/testenv"
+	"github.com/mcprt/mcprt/internal/testkit"
 	"github.com/mcprt/mcprt/internal/testserver"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/supervisor"
@@ -27,106 +28,23 @@ import (
 // on what the connection port delivers (recorded by recDialer) or on timers
 // being armed (recorded by testClock).
 
+// Shared helpers (internal/testkit), under this package's names.
+type (
+	signal    = testkit.Signal
+	testClock = testkit.Clock
+)
+
+var (
+	testCtx      = testkit.Ctx
+	until        = testkit.Until
+	poll         = testkit.Poll
+	procGone     = testkit.ProcGone
+	newTestClock = testkit.NewClock
+)
+
 func TestMain(m *testing.M) {
 	testserver.MainIfRequested()
 	os.Exit(m.Run())
-}
-
-// testCtx bounds a test in wall time. Only a bug (a hang) ever reaches it.
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// signal is a broadcast: wait returns a channel that the next notify closes.
-type signal struct {
-	mu sync.Mutex
-	ch chan struct{} // guarded by mu
-}
-
-func (s *signal) notify() {
-	s.mu.Lock()
-	if s.ch != nil {
-		close(s.ch)
-		s.ch = nil
-	}
-	s.mu.Unlock()
-}
-
-func (s *signal) wait() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ch == nil {
-		s.ch = make(chan struct{})
-	}
-	return s.ch
-}
-
-// until blocks until cond holds, re-checking it whenever sig fires; it
-// fails the test when ctx ends first.
-func until(ctx context.Context, t *testing.T, sig *signal, what string, cond func() bool) {
-	t.Helper()
-	for {
-		ch := sig.wait()
-		if cond() {
-			return
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
-// testClock is a manual clock that records every timer armed on it, so a
-// test can wait until the runtime has armed the timer it is about to fire.
-type testClock struct {
-	*clock.Manual
-	sig signal
-
-	mu    sync.Mutex
-	armed []time.Duration // every AfterFunc duration, in order; guarded by mu
-}
-
-func newTestClock() *testClock { return &testClock{Manual: clock.NewManual(time.Time{})} }
-
-// AfterFunc arms a timer on the manual clock and records it.
-func (c *testClock) AfterFunc(d time.Duration, f func()) clock.Timer {
-	tm := c.Manual.AfterFunc(d, f)
-	c.mu.Lock()
-	c.armed = append(c.armed, d)
-	c.mu.Unlock()
-	c.sig.notify()
-	return tm
-}
-
-// mark returns how many timers have been armed so far.
-func (c *testClock) mark() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.armed)
-}
-
-// waitArmed waits until a timer of duration d is armed after mark from and
-// returns the mark just past it.
-func (c *testClock) waitArmed(ctx context.Context, t *testing.T, from int, d time.Duration) int {
-	t.Helper()
-	next := -1
-	until(ctx, t, &c.sig, fmt.Sprintf("a %s timer", d), func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for i := from; i < len(c.armed); i++ {
-			if c.armed[i] == d {
-				next = i + 1
-				return true
-			}
-		}
-		return false
-	})
-	return next
 }
 
 // recDialer decorates the real dialer: it records every dial, every
@@ -164,7 +82,7 @@ func (d *recDialer) Dial(req messages.DialRequest, sink messages.Sink) messages.
 	d.inflight++
 	d.maxInflight = max(d.maxInflight, d.inflight)
 	d.mu.Unlock()
-	d.sig.notify()
+	d.sig.Notify()
 	return d.inner.Dial(req, func(msg any) { d.deliver(sink, msg) })
 }
 
@@ -178,7 +96,7 @@ func (d *recDialer) deliver(sink messages.Sink, msg any) {
 		if d.hold {
 			d.held = append(d.held, func() { d.deliverDial(sink, m) })
 			d.mu.Unlock()
-			d.sig.notify()
+			d.sig.Notify()
 			return
 		}
 		d.mu.Unlock()
@@ -189,7 +107,7 @@ func (d *recDialer) deliver(sink messages.Sink, msg any) {
 		if d.holdClosed {
 			d.heldClosed = append(d.heldClosed, func() { d.deliverRest(sink, m) })
 			d.mu.Unlock()
-			d.sig.notify()
+			d.sig.Notify()
 			return
 		}
 		d.mu.Unlock()
@@ -209,7 +127,7 @@ func (d *recDialer) deliverRest(sink messages.Sink, msg any) {
 		d.closed = append(d.closed, m)
 	}
 	d.mu.Unlock()
-	d.sig.notify()
+	d.sig.Notify()
 }
 
 // deliverDial counts the dial as finished before the actor hears of it, so
@@ -222,7 +140,7 @@ func (d *recDialer) deliverDial(sink messages.Sink, m messages.DialResult) {
 	d.mu.Lock()
 	d.results = append(d.results, m)
 	d.mu.Unlock()
-	d.sig.notify()
+	d.sig.Notify()
 }
 
 // setHold holds dial results back (true) or delivers the held ones in
@@ -347,7 +265,7 @@ func (c *recConn) Send(op messages.Op) {
 	}
 	trigger := tool != "" && c.server+"/"+tool == c.d.panicTool
 	c.d.mu.Unlock()
-	c.d.sig.notify()
+	c.d.sig.Notify()
 	if trigger {
 		panic("test: Conn.Send panics on tool " + tool)
 	}
@@ -520,32 +438,4 @@ func (r *rig) wantState(server string, state messages.ServerState) messages.Serv
 		r.t.Fatalf("%s: state %s, want %s (last error %v)", server, st.State, state, st.LastError)
 	}
 	return st
-}
-
-// procGone reports whether pid has exited (no such process, or a zombie
-// waiting for a parent that is not ours to reap it).
-func procGone(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
-}
-
-// poll re-checks cond every few milliseconds until it holds. It is for
-// state nothing announces (a process disappearing from /proc); everything
-// the runtime reports is awaited through recDialer or testClock instead.
-func poll(ctx context.Context, t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
 }

@@ -32,7 +32,7 @@ func TestServerActorPanicIsContained(t *testing.T) {
 	r.waitProgress("other", "o1")
 
 	r.dialer.panicOn("victim/add")
-	mark := r.clk.mark()
+	mark := r.clk.Mark()
 	var answers atomic.Int32
 	replies := make(chan messages.Reply, 2)
 	r.sys.Post("victim", &messages.Request{Token: r.sys.NewToken(), Method: "tools/call", Params: callParams("add", `{"a":1,"b":2}`, ""),
@@ -44,7 +44,7 @@ func TestServerActorPanicIsContained(t *testing.T) {
 	}
 	r.dialer.panicOn("")
 	// The restart comes after the policy's first delay (100 ms).
-	r.clk.waitArmed(r.ctx, t, mark, 100*time.Millisecond)
+	r.clk.WaitArmed(r.ctx, t, mark, 100*time.Millisecond)
 	r.clk.Advance(100 * time.Millisecond)
 	wantKind(t, r.recv(inflight, "the in-flight call"), messages.KindInternal)
 
@@ -82,10 +82,10 @@ func TestServerKeptDownAfterRepeatedCrashes(t *testing.T) {
 	r.dialer.panicOn("fragile/add")
 	delays := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond}
 	for i := range 6 {
-		mark := r.clk.mark()
+		mark := r.clk.Mark()
 		ch := r.start(r.ctx, "fragile", "add", `{"a":1,"b":1}`, "")
 		if i < len(delays) {
-			r.clk.waitArmed(r.ctx, t, mark, delays[i])
+			r.clk.WaitArmed(r.ctx, t, mark, delays[i])
 			r.clk.Advance(delays[i])
 		}
 		wantKind(t, r.recv(ch, "crashing call"), messages.KindInternal)
