@@ -213,18 +213,7 @@ func (c *lineConn) writeFrame(b []byte) error {
 	if len(b) > MaxFrame {
 		return ErrFrameTooLarge
 	}
-	b = append(b, '\n')
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	select {
-	case <-c.done:
-		return ErrClosed
-	default:
-	}
-	if _, err := c.w.Write(b); err != nil {
-		return fmt.Errorf("%w: write: %w", ErrClosed, err)
-	}
-	return nil
+	return c.writeLocked(append(b, '\n'), true)
 }
 
 // completion receives a request's outcome: its response, or the error that
