@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"testing"
 	"testing/synctest"
 
@@ -126,7 +125,7 @@ func TestSimReplay(t *testing.T) {
 	if len(seeds) > 4 && len(distinct) < 2 {
 		t.Fatalf("%d seeds gave only %d distinct interleavings: the dispatcher is not exploring", len(seeds), len(distinct))
 	}
-	t.Log(fmt.Sprintf("%d seeds, %d distinct traces", len(seeds), len(distinct)))
+	t.Logf("%d seeds, %d distinct traces", len(seeds), len(distinct))
 	if testing.Verbose() && len(seeds) == 1 {
 		for tr := range distinct {
 			t.Log("\n" + tr)
