@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
 	"sync"
 
 	"github.com/mcprt/mcprt/actors"
@@ -50,9 +49,9 @@ type Runtime struct {
 // messages.KindConfig; problems with single entries are reported through
 // ConfigIssues (and Host.Notify) while every other server runs.
 func Start(ctx context.Context, opts Options) (*Runtime, error) {
-	eff, err := config.Load(config.Sources{Path: opts.ConfigPath, WorkDir: opts.WorkDir, Inline: opts.Config})
+	eff, err := loadConfig(opts)
 	if err != nil {
-		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}
+		return nil, err
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -87,16 +86,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}
 	}
 	rt.sys = sys
-	for _, t := range []Tool{tools.NewMCP(sys).Tool()} {
-		if slices.Contains(opts.HostTools, t.Name) {
-			// Never shadow a host tool: leave ours out and say so.
-			is := config.Issue{Message: fmt.Sprintf("tool %q is not registered: the host has a tool of that name", t.Name)}
-			rt.issues = append(rt.issues, is)
-			rt.host.notify(ctx, messages.Notice{Level: messages.NoticeWarning, Text: is.String()})
-			continue
-		}
-		rt.tools = append(rt.tools, t)
-	}
+	rt.buildTools(ctx, opts, eff)
 	return rt, nil
 }
 

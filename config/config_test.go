@@ -157,3 +157,43 @@ func TestInlineConfigIsAnIsolatedCopy(t *testing.T) {
 		t.Fatalf("inline validation: %+v %v", eff, err)
 	}
 }
+
+func TestAdapterFields(t *testing.T) {
+	f, issues, err := Parse([]byte(`{"mcpServers":{
+		"remote":{"type":"http","url":"https://example.com/mcp","auth":"oauth","oauth":{"grantType":"client_credentials","clientId":"id","clientSecret":"`+sentinel+`"},
+			"directTools":["a","b"],"toolPrefix":"short","includeTools":["get_*"],"excludeTools":["get_secret"],"exposeResources":false,"searchKeywords":["docs"]},
+		"tok":{"url":"https://example.com/mcp","bearerToken":"`+sentinel+`","directTools":true},
+		"badprefix":{"command":"x","toolPrefix":"weird"},
+		"badauth":{"command":"x","bearerToken":"`+sentinel+`"},
+		"badgrant":{"url":"https://h/","oauth":{"grantType":"implicit"}},
+		"baddirect":{"command":"x","directTools":"yes"}
+	},"settings":{"directTools":true,"toolPrefix":"mcp","disableProxyTool":true,"output":{"maxLines":50}}}`), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := f.MCPServers["remote"]
+	if r.OAuth == nil || r.OAuth.GrantType != "client_credentials" || r.DirectTools == nil || len(r.DirectTools.Names) != 2 ||
+		r.ToolPrefix != "short" || r.ExposeResources == nil || *r.ExposeResources || r.SearchKeywords[0] != "docs" || r.Type != "http" {
+		t.Fatalf("remote %+v", r)
+	}
+	if tok := f.MCPServers["tok"]; !tok.DirectTools.All || !tok.DirectTools.Enabled() {
+		t.Fatalf("tok %+v", tok)
+	}
+	if !f.Settings.DisableProxyTool || f.Settings.ToolPrefix != "mcp" || !f.Settings.DirectTools.All || *f.Settings.Output.MaxLines != 50 {
+		t.Fatalf("settings %+v", f.Settings)
+	}
+	text := issuesText(issues)
+	for _, want := range []string{`"badprefix": field toolPrefix`, `"badauth": auth, bearerToken`, `"badgrant": field oauth.grantType`, `"baddirect": field directTools`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, sentinel) {
+		t.Fatalf("diagnostic echoed a secret:\n%s", text)
+	}
+	// The in-memory form round-trips through the same validation.
+	eff, err := Load(Sources{Inline: &File{MCPServers: map[string]Server{"remote": r}}})
+	if err != nil || len(eff.Servers) != 1 || len(eff.Issues) != 0 || eff.Servers[0].OAuth.ClientSecret != sentinel {
+		t.Fatalf("inline round trip: %+v %v", eff, err)
+	}
+}

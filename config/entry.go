@@ -15,6 +15,9 @@ var knownFields = map[string]bool{
 	"lifecycle": true, "idleTimeout": true, "requestTimeoutMs": true, "timeout": true,
 	"startupTimeoutMs": true, "catalogTimeoutMs": true, "protocolVersion": true,
 	"debug": true, "disabled": true, "description": true, "type": true,
+	"auth": true, "bearerToken": true, "bearerTokenEnv": true, "oauth": true,
+	"directTools": true, "toolPrefix": true, "includeTools": true, "excludeTools": true,
+	"exposeResources": true, "searchKeywords": true,
 }
 
 // entryParser decodes one server entry field by field, collecting issues
@@ -97,6 +100,35 @@ func parseEntry(raw json.RawMessage, source, name string) (Server, []Issue) {
 	p.str("protocolVersion", &s.ProtocolVersion)
 	p.str("description", &s.Description)
 	p.str("type", &typ)
+	s.Type = typ
+	p.str("auth", &s.Auth)
+	p.str("bearerToken", &s.BearerToken)
+	p.str("bearerTokenEnv", &s.BearerTokenEnv)
+	p.str("toolPrefix", &s.ToolPrefix)
+	p.strs("includeTools", &s.IncludeTools)
+	p.strs("excludeTools", &s.ExcludeTools)
+	p.strs("searchKeywords", &s.SearchKeywords)
+	if raw, ok := p.fields["exposeResources"]; ok {
+		var v bool
+		if json.Unmarshal(raw, &v) != nil {
+			p.fail("exposeResources", "must be true or false")
+		}
+		s.ExposeResources = &v
+	}
+	if raw, ok := p.fields["directTools"]; ok {
+		var d DirectTools
+		if d.UnmarshalJSON(raw) != nil {
+			p.fail("directTools", "must be true, false or a list of tool names")
+		}
+		s.DirectTools = &d
+	}
+	if raw, ok := p.fields["oauth"]; ok {
+		var o OAuth
+		if strictDecode(raw, &o) != nil {
+			p.fail("oauth", "must be an object with grantType, clientId, clientSecret, scope, redirectUri, clientName and clientUri strings")
+		}
+		s.OAuth = &o
+	}
 	p.boolean("debug", &s.Debug)
 	if raw, ok := p.fields["disabled"]; ok {
 		var v bool
@@ -169,6 +201,26 @@ func (p *entryParser) check(s *Server, typ string) {
 	}
 	if len(s.Headers) > 0 && s.URL == "" {
 		p.fail("headers", "only apply to url servers")
+	}
+	switch s.Auth {
+	case "", "bearer", "oauth":
+	default:
+		p.fail("auth", "must be bearer or oauth")
+	}
+	if (s.Auth != "" || s.BearerToken != "" || s.BearerTokenEnv != "" || s.OAuth != nil) && s.URL == "" {
+		p.fail("", "auth, bearerToken, bearerTokenEnv and oauth only apply to url servers")
+	}
+	if s.OAuth != nil {
+		switch s.OAuth.GrantType {
+		case "", "authorization_code", "client_credentials":
+		default:
+			p.fail("oauth.grantType", "must be authorization_code or client_credentials")
+		}
+	}
+	switch s.ToolPrefix {
+	case "", "server", "short", "none", "mcp":
+	default:
+		p.fail("toolPrefix", "must be server, short, none or mcp")
 	}
 	if (len(s.Env) > 0 || s.Cwd != "" || len(s.Args) > 0) && s.Command == "" {
 		p.fail("", "args, env and cwd only apply to command servers")

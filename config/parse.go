@@ -23,10 +23,9 @@ type File struct {
 func (f File) Clone() File {
 	out := File{MCPServers: make(map[string]Server, len(f.MCPServers)), Settings: f.Settings, Order: append([]string(nil), f.Order...)}
 	for k, s := range f.MCPServers {
-		s.Args = append([]string(nil), s.Args...)
-		s.Env, s.Headers = cloneMap(s.Env), cloneMap(s.Headers)
-		out.MCPServers[k] = s
+		out.MCPServers[k] = s.clone()
 	}
+	out.Settings = f.Settings.clone()
 	return out
 }
 
@@ -103,7 +102,7 @@ func Parse(data []byte, source string) (File, []Issue, error) {
 	sort.Slice(issues, func(i, j int) bool { return issues[i].Field < issues[j].Field })
 	if raw, ok := root["settings"]; ok {
 		if err := strictDecode(raw, &f.Settings); err != nil {
-			issues = append(issues, Issue{File: source, Field: "settings", Message: "must be an object with idleTimeout and requestTimeoutMs numbers (ignored)"})
+			issues = append(issues, Issue{File: source, Field: "settings", Message: "must be an object with known settings of the right types (ignored)"})
 			f.Settings = Settings{}
 		}
 	}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/mcprt/mcprt/messages"
@@ -30,9 +32,82 @@ type Server struct {
 	Debug            bool   `json:"debug,omitempty"`
 	Disabled         bool   `json:"disabled,omitempty"`
 	Description      string `json:"description,omitempty"`
+	// Type is the transport other hosts write: stdio, http,
+	// streamable-http or sse (legacy SSE is reached through the url's
+	// fallback either way).
+	Type string `json:"type,omitempty"`
+
+	// Auth is bearer or oauth (url servers only).
+	Auth string `json:"auth,omitempty"`
+	// BearerToken is a token sent as "Authorization: Bearer"; a secret.
+	BearerToken string `json:"bearerToken,omitempty"`
+	// BearerTokenEnv names an environment variable holding the token.
+	BearerTokenEnv string `json:"bearerTokenEnv,omitempty"`
+	// OAuth configures OAuth (auth: oauth).
+	OAuth *OAuth `json:"oauth,omitempty"`
+
+	// DirectTools registers this server's tools as tools of their own
+	// (all of them, or the listed original names); nil means "not set".
+	DirectTools *DirectTools `json:"directTools,omitempty"`
+	// ToolPrefix names direct tools: server (default), short, none or mcp.
+	ToolPrefix string `json:"toolPrefix,omitempty"`
+	// IncludeTools and ExcludeTools are globs over original, prefixed and
+	// resource-tool names; exclude applies after include.
+	IncludeTools []string `json:"includeTools,omitempty"`
+	ExcludeTools []string `json:"excludeTools,omitempty"`
+	// ExposeResources exposes resources as read_<name> tools (default true).
+	ExposeResources *bool `json:"exposeResources,omitempty"`
+	// SearchKeywords are extra words search matches this server's tools by.
+	SearchKeywords []string `json:"searchKeywords,omitempty"`
 
 	// Source is the file the entry came from ("" for in-memory config).
 	Source string `json:"source,omitempty"`
+}
+
+// OAuth is a server's OAuth client configuration.
+type OAuth struct {
+	// GrantType is authorization_code (default) or client_credentials.
+	GrantType string `json:"grantType,omitempty"`
+	ClientID  string `json:"clientId,omitempty"`
+	// ClientSecret is a secret.
+	ClientSecret string `json:"clientSecret,omitempty"`
+	Scope        string `json:"scope,omitempty"`
+	RedirectURI  string `json:"redirectUri,omitempty"`
+	ClientName   string `json:"clientName,omitempty"`
+	ClientURI    string `json:"clientUri,omitempty"`
+}
+
+// DirectTools is the directTools field: true or false, or a list of the
+// original names of the tools to expose directly.
+type DirectTools struct {
+	All   bool
+	Names []string
+}
+
+// Enabled reports whether any tool is exposed directly.
+func (d *DirectTools) Enabled() bool { return d != nil && (d.All || len(d.Names) > 0) }
+
+// MarshalJSON writes true, false or the list.
+func (d DirectTools) MarshalJSON() ([]byte, error) {
+	if d.Names != nil {
+		return json.Marshal(d.Names)
+	}
+	return json.Marshal(d.All)
+}
+
+// UnmarshalJSON reads true, false or a list of strings.
+func (d *DirectTools) UnmarshalJSON(b []byte) error {
+	var all bool
+	if err := json.Unmarshal(b, &all); err == nil {
+		*d = DirectTools{All: all}
+		return nil
+	}
+	var names []string
+	if err := json.Unmarshal(b, &names); err != nil {
+		return errors.New("config: directTools must be true, false or a list of tool names")
+	}
+	*d = DirectTools{Names: names}
+	return nil
 }
 
 // Settings are the file-wide defaults.
@@ -41,6 +116,23 @@ type Settings struct {
 	IdleTimeout *float64 `json:"idleTimeout,omitempty"`
 	// RequestTimeoutMs for servers that do not set their own.
 	RequestTimeoutMs *int64 `json:"requestTimeoutMs,omitempty"`
+	// DirectTools for servers that do not set their own.
+	DirectTools *DirectTools `json:"directTools,omitempty"`
+	// ToolPrefix for servers that do not set their own.
+	ToolPrefix string `json:"toolPrefix,omitempty"`
+	// DisableProxyTool hides the mcp tool when every server is direct.
+	DisableProxyTool bool `json:"disableProxyTool,omitempty"`
+	// Output bounds what a tool result puts in front of the model.
+	Output *OutputLimits `json:"output,omitempty"`
+}
+
+// OutputLimits bound a tool result's preview; nil fields take defaults.
+type OutputLimits struct {
+	// MaxTextBytes and MaxLines cut long text to a preview (24 KiB, 1,000).
+	MaxTextBytes *int `json:"maxTextBytes,omitempty"`
+	MaxLines     *int `json:"maxLines,omitempty"`
+	// MaxDetailsBytes bounds structured details (16 KiB).
+	MaxDetailsBytes *int `json:"maxDetailsBytes,omitempty"`
 }
 
 // Endpoint returns the server's transport fields.
@@ -106,4 +198,48 @@ func cloneMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// clone returns a deep copy.
+func (s Server) clone() Server {
+	s.Args = cloneSlice(s.Args)
+	s.Env, s.Headers = cloneMap(s.Env), cloneMap(s.Headers)
+	s.IncludeTools, s.ExcludeTools, s.SearchKeywords = cloneSlice(s.IncludeTools), cloneSlice(s.ExcludeTools), cloneSlice(s.SearchKeywords)
+	s.IdleTimeout, s.RequestTimeoutMs = clonePtr(s.IdleTimeout), clonePtr(s.RequestTimeoutMs)
+	s.StartupTimeoutMs, s.CatalogTimeoutMs = clonePtr(s.StartupTimeoutMs), clonePtr(s.CatalogTimeoutMs)
+	s.ExposeResources, s.OAuth = clonePtr(s.ExposeResources), clonePtr(s.OAuth)
+	if s.DirectTools != nil {
+		d := DirectTools{All: s.DirectTools.All, Names: cloneSlice(s.DirectTools.Names)}
+		s.DirectTools = &d
+	}
+	return s
+}
+
+// clone returns a deep copy.
+func (s Settings) clone() Settings {
+	s.IdleTimeout, s.RequestTimeoutMs = clonePtr(s.IdleTimeout), clonePtr(s.RequestTimeoutMs)
+	if s.DirectTools != nil {
+		d := DirectTools{All: s.DirectTools.All, Names: cloneSlice(s.DirectTools.Names)}
+		s.DirectTools = &d
+	}
+	if s.Output != nil {
+		o := OutputLimits{MaxTextBytes: clonePtr(s.Output.MaxTextBytes), MaxLines: clonePtr(s.Output.MaxLines), MaxDetailsBytes: clonePtr(s.Output.MaxDetailsBytes)}
+		s.Output = &o
+	}
+	return s
+}
+
+func cloneSlice[T any](s []T) []T {
+	if s == nil {
+		return nil
+	}
+	return append([]T(nil), s...)
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }

@@ -88,6 +88,7 @@ func newRoot(g *globals) *cobra.Command {
 	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log diagnostics to stderr")
 	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g))
+	root.AddCommand(configCommands(g)...)
 	return root
 }
 
