@@ -1,0 +1,95 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// OutputSchemas validates structuredContent against tools' output schemas
+// (draft-07 or 2020-12, by their $schema; 2020-12 when unstamped). Compiled
+// schemas are kept by the schema's fingerprint, so a tool's schema is
+// compiled once however often it is called. Safe for concurrent use.
+type OutputSchemas struct {
+	mu sync.Mutex
+	// compiled is guarded by mu: fingerprint → schema (or its compile error).
+	compiled map[string]compiledSchema
+}
+
+type compiledSchema struct {
+	schema *jsonschema.Schema
+	err    error
+}
+
+// maxCompiled bounds the compiled-schema memo; past it the memo starts over.
+const maxCompiled = 1024
+
+// ErrOutputSchema marks a result that does not satisfy its tool's output
+// schema (or a tool whose output schema is unusable).
+var ErrOutputSchema = errors.New("catalog: structured content does not match the output schema")
+
+// Validate checks structured against schema. key identifies the schema
+// (the tool's fingerprint); an empty key compiles without memo. The error
+// wraps ErrOutputSchema and says, in one line, where the content failed.
+func (o *OutputSchemas) Validate(key string, schema, structured json.RawMessage) error {
+	sch, err := o.compile(key, schema)
+	if err != nil {
+		return fmt.Errorf("%w: the tool's output schema is not usable", ErrOutputSchema)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(structured))
+	if err != nil {
+		return fmt.Errorf("%w: structuredContent is not valid JSON", ErrOutputSchema)
+	}
+	if err := sch.Validate(inst); err != nil {
+		return fmt.Errorf("%w: %s", ErrOutputSchema, describeValidation(err))
+	}
+	return nil
+}
+
+func (o *OutputSchemas) compile(key string, schema json.RawMessage) (*jsonschema.Schema, error) {
+	if key == "" {
+		return compileSchema(schema)
+	}
+	o.mu.Lock()
+	c, ok := o.compiled[key]
+	o.mu.Unlock()
+	if ok {
+		return c.schema, c.err
+	}
+	if err := CheckSchemaSize(schema); err != nil {
+		c.err = err
+	} else {
+		c.schema, c.err = compileSchema(schema)
+	}
+	o.mu.Lock()
+	if o.compiled == nil || len(o.compiled) >= maxCompiled {
+		o.compiled = map[string]compiledSchema{}
+	}
+	o.compiled[key] = c
+	o.mu.Unlock()
+	return c.schema, c.err
+}
+
+// describeValidation folds a validation error into one line naming the
+// first failing location.
+func describeValidation(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return "validation failed"
+	}
+	leaf := ve
+	for len(leaf.Causes) > 0 {
+		leaf = leaf.Causes[0]
+	}
+	loc := "/" + strings.Join(leaf.InstanceLocation, "/")
+	msg := strings.Join(strings.Fields(fmt.Sprint(leaf.ErrorKind)), " ")
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return fmt.Sprintf("at %s: %s", loc, msg)
+}

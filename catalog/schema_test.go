@@ -1,0 +1,112 @@
+package catalog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestCheckInputSchema(t *testing.T) {
+	d07 := `"$schema":"http://json-schema.org/draft-07/schema#",`
+	for _, c := range []struct {
+		schema, code, want string
+	}{
+		{``, "", `{"type":"object","properties":{}}`},
+		{`{"type":"object","properties":{"a":{"type":"string"}}}`, "", `{"type":"object","properties":{"a":{"type":"string"}}}`},
+		{`{"properties":{"a":{"type":"string"}}}`, "", `{"properties":{"a":{"type":"string"}},"type":"object"}`},
+		{`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`, "", ""},
+		{`{` + d07 + `"type":"object","properties":{"n":{"type":"integer","minimum":1,"exclusiveMaximum":9}},"required":["n"]}`, "",
+			`{"properties":{"n":{"exclusiveMaximum":9,"minimum":1,"type":"integer"}},"required":["n"],"type":"object"}`},
+		{`{"$schema":"https://json-schema.org/draft-07/schema","type":"object"}`, "", `{"type":"object"}`},
+		{`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`, CodeUnsupportedDialect, ""},
+		{`{` + d07 + `"type":"object","properties":{"a":{"$ref":"#/definitions/x"}},"definitions":{"x":{}}}`, CodeDraft07Reference, ""},
+		{`{` + d07 + `"type":"object","properties":{"a":{"type":"string","format":"email"}}}`, CodeDraft07Keyword, ""},
+		{`{` + d07 + `"type":"object","properties":{"a":{"type":"array","items":[{"type":"string"}]}}}`, CodeDraft07Tuple, ""},
+		{`{` + d07 + `"type":"object","properties":{"a":{"type":"number","multipleOf":0.1}}}`, CodeMultipleOf, ""},
+		{`{` + d07 + `"type":"object","properties":{"a":{"type":"array","uniqueItems":true}}}`, CodeUniqueItems, ""},
+		{`{` + d07 + `"type":"object","properties":{"a":{"enum":[[1],2]}}}`, CodeArrayLiteral, ""},
+		{`{` + d07 + `"type":"object","properties":{"a":{"const":{"x":[1]}}}}`, CodeArrayLiteral, ""},
+		{`{` + d07 + `"type":"object","properties":{"a":{"type":"string","pattern":"(a)\\1"}}}`, CodeBackreference, ""},
+		{`{` + d07 + `"type":"object","properties":{"a":{"type":"string","pattern":"a\\\\1"}}}`, "", ""},
+		{`{` + d07 + `"type":"object","properties":{"toString":{"type":"string"}}}`, CodePrototypeName, ""},
+		{`{` + d07 + `"type":"object","properties":{"a":{"$schema":"http://json-schema.org/draft-07/schema#"}}}`, CodeDraft07Reference, ""},
+		{`{"type":"string"}`, CodeNotObject, ""},
+		{`[1]`, CodeNotObject, ""},
+		{`{"type":"object","properties":{"a":{"type":"nonsense"}}}`, CodeInvalidSchema, ""},
+		{`{"type":"object","properties":` + strings.Repeat(`{"a":`, 70) + `{}` + strings.Repeat(`}`, 70) + `}`, CodeSchemaTooLarge, ""},
+		{`{"type":"object","description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`, CodeSchemaTooLarge, ""},
+	} {
+		out, rej := CheckInputSchema(json.RawMessage(c.schema))
+		switch {
+		case c.code != "" && (rej == nil || rej.Code != c.code):
+			t.Errorf("%.80s: want %s, got %v", c.schema, c.code, rej)
+		case c.code == "" && rej != nil:
+			t.Errorf("%.80s: rejected: %v", c.schema, rej)
+		case c.code == "" && c.want != "" && string(out) != c.want:
+			t.Errorf("%.80s: normalized to %s, want %s", c.schema, out, c.want)
+		}
+		if rej != nil && strings.Contains(rej.Message, "definitions/x") {
+			t.Errorf("a rejection quotes the schema: %s", rej.Message)
+		}
+	}
+}
+
+func TestOutputSchemaValidation(t *testing.T) {
+	var o OutputSchemas
+	s2020 := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+	s07 := json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"type":"integer","exclusiveMinimum":0}},"required":["n"]}`)
+	for _, c := range []struct {
+		key    string
+		schema json.RawMessage
+		value  string
+		ok     bool
+	}{
+		{"a", s2020, `{"n":1}`, true},
+		{"a", s2020, `{"n":"x"}`, false},
+		{"a", s2020, `{}`, false},
+		{"b", s07, `{"n":2}`, true},
+		{"b", s07, `{"n":0}`, false},
+		{"", s07, `{"n":0}`, false},
+		{"c", json.RawMessage(`{"$ref":"file:///etc/passwd"}`), `{}`, false},
+		{"d", json.RawMessage(`{"$ref":"https://example.com/x.json"}`), `{}`, false},
+	} {
+		err := o.Validate(c.key, c.schema, json.RawMessage(c.value))
+		if (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrOutputSchema)) {
+			t.Errorf("%s against %s: %v", c.value, c.schema, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("multi-line error: %q", err)
+		}
+	}
+}
+
+func TestCatalogLimits(t *testing.T) {
+	item := json.RawMessage(`{"name":"t"}`)
+	many := make([]json.RawMessage, MaxEntries+1)
+	for i := range many {
+		many[i] = item
+	}
+	if err := CheckList("tools", many[:MaxEntries]); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckList("tools", many); err == nil || !strings.Contains(err.Error(), "1001 entries") {
+		t.Fatalf("1001 tools: %v", err)
+	}
+	if err := CheckList("resources", many[:600], many[:401]); err == nil {
+		t.Fatal("resources and templates do not share the entry limit")
+	}
+	big := json.RawMessage(fmt.Sprintf(`{"name":"t","description":"%s"}`, strings.Repeat("x", 3<<20)))
+	if err := CheckList("prompts", []json.RawMessage{big}); err == nil || !strings.Contains(err.Error(), "2 MiB") {
+		t.Fatalf("3 MiB: %v", err)
+	}
+	deep := json.RawMessage(`{"name":"t","outputSchema":` + strings.Repeat(`[`, 65) + strings.Repeat(`]`, 65) + `}`)
+	if err := CheckList("tools", []json.RawMessage{item, deep}); err == nil || !strings.Contains(err.Error(), "entry 2: output schema nests 65 levels") {
+		t.Fatalf("deep schema: %v", err)
+	}
+	str := json.RawMessage(`{"name":"t","inputSchema":{"description":"` + strings.Repeat(`[{`, 100) + `"}}`)
+	if err := CheckList("tools", []json.RawMessage{str}); err != nil {
+		t.Fatalf("brackets inside a string counted as nesting: %v", err)
+	}
+}
