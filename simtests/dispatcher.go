@@ -1,52 +1,79 @@
-// Package simtests runs the real runtime, started through mcprt.Start, on
-// simulated seams: a dispatcher that queues actor activations for a seeded
-// loop, a manual clock that jumps to the next timer when nothing is
-// runnable, a seeded random source, and simulated MCP servers behind the
-// connection port. The same seed gives the same byte-identical trace.
 package simtests
 
 import (
+	"bytes"
+	"math"
 	"math/rand/v2"
+	"runtime"
+	"strconv"
 	"sync"
 )
 
 // Dispatcher is an actor.Dispatcher that never runs anything by itself:
-// Schedule queues the activation and the simulation loop picks the next
-// one to run with a seeded generator.
+// Schedule queues the activation and the simulation loop runs one at a time
+// with Step, picking it with a seeded generator, or the oldest first when
+// the dispatcher is FIFO.
 type Dispatcher struct {
-	mu    sync.Mutex
-	queue []func() // guarded by mu
-	rng   *rand.Rand
+	mu sync.Mutex
+	// The fields below are guarded by mu.
+	queue    []func()
+	rng      *rand.Rand // nil: FIFO
+	stepping bool       // an activation is running
+	simGID   uint64     // the goroutine running activations
+	hazards  int        // Schedule calls from another goroutine during an activation
+	steps    int
 }
 
-// NewDispatcher returns a dispatcher choosing with the given seed.
+// NewDispatcher returns a dispatcher choosing with the given seed; seed 0
+// makes it FIFO.
 func NewDispatcher(seed uint64) *Dispatcher {
-	return &Dispatcher{rng: rand.New(rand.NewPCG(seed, seed^0x5eed))}
+	d := &Dispatcher{}
+	if seed != 0 {
+		d.rng = rand.New(rand.NewPCG(seed, seed^0x5eed))
+	}
+	return d
 }
 
 // Schedule queues an activation.
 func (d *Dispatcher) Schedule(fn func()) {
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stepping && goroutineID() != d.simGID {
+		d.hazards++
+	}
 	d.queue = append(d.queue, fn)
-	d.mu.Unlock()
 }
 
-// Throughput is how many messages an activation handles before yielding.
-func (d *Dispatcher) Throughput() int { return 300 }
+// Throughput is how many messages an activation handles before protoactor
+// yields the processor with runtime.Gosched. It is effectively unbounded:
+// a yield in the middle of an activation would let a host goroutine run
+// then, and the interleaving would depend on the Go scheduler.
+func (d *Dispatcher) Throughput() int { return math.MaxInt32 }
 
-// Step runs one queued activation chosen by the seed, and reports whether
-// there was one.
+// Step runs one queued activation chosen by the seed (or the oldest), and
+// reports whether there was one.
 func (d *Dispatcher) Step() bool {
 	d.mu.Lock()
 	if len(d.queue) == 0 {
 		d.mu.Unlock()
 		return false
 	}
-	i := d.rng.IntN(len(d.queue))
+	i := 0
+	if d.rng != nil {
+		i = d.rng.IntN(len(d.queue))
+	}
 	fn := d.queue[i]
 	d.queue = append(d.queue[:i], d.queue[i+1:]...)
+	if d.simGID == 0 {
+		d.simGID = goroutineID()
+	}
+	d.stepping = true
+	d.steps++
 	d.mu.Unlock()
 	fn()
+	d.mu.Lock()
+	d.stepping = false
+	d.mu.Unlock()
 	return true
 }
 
@@ -55,4 +82,33 @@ func (d *Dispatcher) Pending() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.queue)
+}
+
+// Hazards returns how many times another goroutine scheduled an activation
+// while one was running: each is a point where the Go scheduler, not the
+// seed, decided the order.
+func (d *Dispatcher) Hazards() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.hazards
+}
+
+// Steps returns how many activations have run.
+func (d *Dispatcher) Steps() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.steps
+}
+
+// goroutineID returns the calling goroutine's id, parsed from its stack
+// header ("goroutine 17 [running]:").
+func goroutineID() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
 }

@@ -1,111 +1,230 @@
 package simtests
 
 import (
-	"encoding/json"
+	"context"
+	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"testing/synctest"
 	"time"
 
+	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/clock"
-	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/config"
 )
 
-// World is one simulation: its seams, its simulated servers and the trace.
+// Limits that turn a runaway simulation into an error instead of a hang.
+const (
+	maxSteps       = 2_000_000      // activations and timer firings per world
+	maxRunInterval = 48 * time.Hour // virtual time one RunUntil may cover
+)
+
+// World is one simulation: its seams, its simulated servers, the host
+// driving the runtime, the invariant checker and the trace.
 type World struct {
-	Seed    uint64
-	Clock   *clock.Manual
-	Rand    clock.Rand
-	Disp    *Dispatcher
-	Servers map[string]*Server
+	Seed  uint64
+	Clock *clock.Manual
+	Rand  clock.Rand
+	Disp  *Dispatcher
+	Host  *Host
 
-	mu    sync.Mutex
-	trace []string // guarded by mu
+	servers  map[string]*Server
+	order    []string // server names in configuration order
+	inv      *checker
+	rt       *mcprt.Runtime
+	steps    int
+	closedAt time.Duration // when Close returned
+	draining bool          // Drain is ending a failed run: violations no longer stop it
+
+	mu sync.Mutex
+	// The fields below are guarded by mu.
+	trace []string
+	errs  []string
 }
 
-// NewWorld builds a world for seed.
+// NewWorld builds a world for seed. Seed 0 makes the dispatcher FIFO, the
+// order scenario files use unless they ask for a seed.
 func NewWorld(seed uint64) *World {
-	return &World{Seed: seed, Clock: clock.NewManual(time.Time{}), Rand: clock.NewSeededRand(seed),
-		Disp: NewDispatcher(seed), Servers: map[string]*Server{}}
+	w := &World{Seed: seed, Clock: clock.NewManual(time.Time{}), Rand: clock.NewSeededRand(seed),
+		Disp: NewDispatcher(seed), servers: map[string]*Server{}}
+	w.Host = newHost(w)
+	w.inv = newChecker(w)
+	return w
 }
+
+// AddServer configures a simulated server; call it before Start.
+func (w *World) AddServer(s *Server) {
+	s.w = w
+	w.servers[s.Name] = s
+	w.order = append(w.order, s.Name)
+}
+
+// Server returns the simulated server called name, or nil.
+func (w *World) Server(name string) *Server { return w.servers[name] }
+
+// Runtime returns the runtime, nil before Start.
+func (w *World) Runtime() *mcprt.Runtime { return w.rt }
+
+// Start starts the real runtime with the four simulated seams and lets
+// every activation Start queued run.
+func (w *World) Start() error {
+	cfg := &config.File{MCPServers: map[string]config.Server{}, Order: append([]string(nil), w.order...)}
+	for _, name := range w.order {
+		cfg.MCPServers[name] = w.servers[name].config()
+	}
+	rt, err := mcprt.Start(context.Background(), mcprt.Options{
+		Config: cfg, Host: w.Host, ClientName: "mcprt-sim", ClientVersion: "0",
+		Clock: simClock{w}, Rand: w.Rand, Dispatcher: w.Disp, Dialer: w,
+	})
+	if err != nil {
+		return err
+	}
+	w.rt = rt
+	w.Tracef("runtime started")
+	return w.Settle()
+}
+
+// Now returns the virtual time elapsed since the clock's epoch.
+func (w *World) Now() time.Duration { return w.Clock.Now().Sub(clock.Epoch) }
 
 // Tracef appends a line to the trace, stamped with virtual time.
 func (w *World) Tracef(format string, args ...any) {
-	line := fmt.Sprintf("%8s %s", w.Clock.Now().Sub(clock.Epoch), fmt.Sprintf(format, args...))
+	line := fmt.Sprintf("%9s %s", w.Now(), fmt.Sprintf(format, args...))
 	w.mu.Lock()
 	w.trace = append(w.trace, line)
 	w.mu.Unlock()
 }
 
-// Trace returns the trace so far.
+// violate records a broken invariant; the run stops at the next step.
+func (w *World) violate(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	w.Tracef("VIOLATION %s", msg)
+	w.mu.Lock()
+	w.errs = append(w.errs, fmt.Sprintf("at %s: %s", w.Now(), msg))
+	w.mu.Unlock()
+}
+
+// Err returns the invariant violations so far, joined, or nil.
+func (w *World) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.errs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(w.errs, "; "))
+}
+
+// Trace returns the whole trace.
 func (w *World) Trace() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return strings.Join(w.trace, "\n") + "\n"
 }
 
-// RunUntil runs the simulation until done reports true: host goroutines
-// are let run until they block (synctest.Wait), then one queued activation
-// runs, or, when none is queued, the clock jumps to the next timer. It
-// returns an error when nothing can move and done is still false.
+// Lines returns the trace lines from index from on, and the next index.
+func (w *World) Lines(from int) ([]string, int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.trace[from:]...), len(w.trace)
+}
+
+// quiet lets host goroutines run until they block, then collects the
+// host operations that finished, in the order they were started.
+func (w *World) quiet() {
+	synctest.Wait()
+	w.Host.collect()
+}
+
+// step runs one activation, or when none is queued and fire is set, the
+// earliest timer. It reports whether anything ran.
+func (w *World) step(fire bool) (bool, error) {
+	if err := w.Err(); err != nil && !w.draining {
+		return false, err
+	}
+	if w.steps++; w.steps > maxSteps {
+		return false, fmt.Errorf("simulation did not settle within %d steps", maxSteps)
+	}
+	if w.Disp.Step() {
+		return true, nil
+	}
+	if fire && w.Clock.FireNext() {
+		return true, nil
+	}
+	return false, nil
+}
+
+// Settle runs queued activations until none is left, without moving time.
+func (w *World) Settle() error {
+	for {
+		w.quiet()
+		ran, err := w.step(false)
+		if err != nil || !ran {
+			w.quiet()
+			return err
+		}
+	}
+}
+
+// RunUntil runs activations and, when none is runnable, fires the next
+// timer, until done reports true. It fails when nothing can move and done
+// is still false, or when done stays false for maxRunInterval.
 func (w *World) RunUntil(done func() bool) error {
-	for steps := 0; ; steps++ {
-		synctest.Wait()
+	limit := w.Clock.Now().Add(maxRunInterval)
+	for {
+		w.quiet()
+		if err := w.Err(); err != nil && !w.draining {
+			return err
+		}
 		if done() {
 			return nil
 		}
-		if steps > 1_000_000 {
-			return fmt.Errorf("simulation did not settle after %d steps", steps)
+		if w.Clock.Now().After(limit) {
+			return fmt.Errorf("still waiting after %s of virtual time", maxRunInterval)
 		}
-		if w.Disp.Step() {
-			continue
+		ran, err := w.step(true)
+		if err != nil {
+			return err
 		}
-		if w.Clock.FireNext() {
-			continue
+		if !ran {
+			return errors.New("deadlock: nothing runnable, no timer armed, and the awaited condition is false")
 		}
-		return fmt.Errorf("deadlock: nothing runnable, no timer armed, and the awaited condition is false")
 	}
 }
 
-// Dial implements messages.Dialer with the simulated servers.
-func (w *World) Dial(req messages.DialRequest, sink messages.Sink) messages.Dialing {
-	w.Tracef("dial %s gen=%d", req.Server, req.Gen)
-	srv := w.Servers[req.Server]
-	d := &simDialing{}
-	w.Disp.Schedule(func() {
-		if d.cancelled {
-			sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Err: messages.Errorf(messages.KindAborted, req.Server, "connect cancelled")})
-			return
+// Advance runs the simulation for d of virtual time: activations, and
+// every timer that falls due within d, in order.
+func (w *World) Advance(d time.Duration) error {
+	end := w.Clock.Now().Add(d)
+	for {
+		if err := w.Settle(); err != nil {
+			return err
 		}
-		if srv == nil || srv.FailDial {
-			w.Tracef("dial %s gen=%d failed", req.Server, req.Gen)
-			sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Err: messages.Errorf(messages.KindConnectFailed, req.Server, "connection refused (field url)")})
-			return
+		due, ok := w.Clock.NextDue()
+		if !ok || due.After(end) {
+			break
 		}
-		c := &simConn{w: w, srv: srv, server: req.Server, gen: req.Gen, sink: sink}
-		w.Tracef("dial %s gen=%d ok", req.Server, req.Gen)
-		sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Conn: c,
-			Info: messages.ServerInfo{Transport: messages.TransportStdio, ProtocolVersion: messages.Protocol20251125, Name: srv.Name}})
-	})
-	return d
+		if _, err := w.step(true); err != nil {
+			return err
+		}
+	}
+	w.Clock.Advance(end.Sub(w.Clock.Now()))
+	return w.Settle()
 }
 
-type simDialing struct{ cancelled bool }
-
-func (d *simDialing) Cancel() { d.cancelled = true }
-
-// sortedKeys renders a JSON object's keys in order, for traces.
-func sortedKeys(raw json.RawMessage) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return string(raw)
+// Drain ends a run that failed part-way, so that its bubble can exit: it
+// closes the runtime if that has not happened and runs until every host
+// operation has returned, whatever else goes wrong. It returns the first
+// problem it met, if any.
+func (w *World) Drain() error {
+	w.draining = true
+	if w.rt == nil {
+		return nil
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	if w.Host.byID["close"] == nil {
+		if err := w.Host.Close("close"); err != nil {
+			return err
+		}
 	}
-	sort.Strings(keys)
-	return strings.Join(keys, ",")
+	return w.RunUntil(func() bool { return w.Host.Active() == 0 })
 }

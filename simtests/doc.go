@@ -1,0 +1,35 @@
+// Package simtests runs the real runtime, started through mcprt.Start, on
+// simulated seams, and replays every run exactly from a seed.
+//
+// The four seams of mcprt.Options are all simulated:
+//
+//   - Dispatcher: a [Dispatcher] that never runs anything by itself. It
+//     queues actor activations; the simulation loop picks the next one with
+//     a seeded generator (or in FIFO order for scenario files).
+//   - Clock: a [clock.Manual] shared by the runtime and the simulated
+//     servers. When nothing is runnable the loop jumps it to the next timer,
+//     so hours of virtual time take milliseconds.
+//   - Rand: clock.NewSeededRand(seed).
+//   - Dialer: the [World] itself, whose simulated MCP servers answer
+//     tools/list (paginated) and tools/call with latency and faults drawn
+//     from the seed or armed by a scenario file.
+//
+// Everything that happens is appended to one trace with virtual timestamps:
+// every frame crossing the connection port, every runtime timer firing,
+// every simulated server's state change and every host result. The same
+// seed gives a byte-identical trace; TestSim runs each seed twice and
+// compares. TestScenarios walks testdata/*.txt, small scripts in the
+// command language documented in docs/simulation.md, each command followed
+// by the trace it must produce.
+//
+// Concurrency contract. The test goroutine is the only one that runs
+// activations, fires timers and delivers port outcomes. Host calls block, so
+// each runs on its own goroutine, started one at a time with synctest.Wait
+// in between, and the loop waits (synctest.Wait) for host goroutines to
+// block again before every step. The package runs with GOMAXPROCS(1) so a
+// host goroutine woken from inside an activation only runs after that
+// activation has finished; the Dispatcher reports it if one ever runs
+// during an activation. At most one host operation that posts to the
+// runtime after being woken (see hostOp.risky) is in flight at a time, so
+// no two goroutines race to post.
+package simtests

@@ -1,0 +1,212 @@
+package simtests
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcprt/mcprt/actors"
+	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/supervisor"
+)
+
+// checker holds what the invariants need to remember, and checks them at
+// the moment the port or the host sees something happen. A broken
+// invariant is recorded with World.violate, which stops the run.
+//
+// The invariants:
+//   - a tool call is never sent to a server twice (by its "call" id);
+//   - every host operation gets exactly one answer, and a successful call's
+//     answer is its own (the server echoes the call id);
+//   - no answer is internal_error (the simulation never crashes an actor);
+//   - leases are zero whenever nothing is in flight (checked by each status
+//     query started while the world is quiet);
+//   - a connection is never closed with a request outstanding (idle close
+//     waits for its leases; shutdown and deadlines cancel first);
+//   - single-flight: never two dials in flight for one server; and at most
+//     actors.DefaultMaxStarts dials in flight at all;
+//   - failure memory: a model call to a lazy or eager server within 60 s of
+//     a failed model connect gets server_backoff at once and dials nothing
+//     (an explicit connect or a successful dial ends the window);
+//   - after Close returns: every host operation has its answer, no
+//     activation is queued, no timer is armed, every connection has
+//     delivered its ConnClosed, and nothing touches the port or the host.
+type checker struct {
+	w        *World
+	calls    map[string]int           // call id -> times a server received it
+	dialing  map[string]int           // server -> dials in flight
+	dials    map[string]int           // server -> dials so far
+	starting int                      // dials in flight, all servers
+	failedAt map[string]time.Duration // server -> when a model connect failed
+	closed   bool                     // Close has returned
+}
+
+func newChecker(w *World) *checker {
+	return &checker{w: w, calls: map[string]int{}, dialing: map[string]int{}, dials: map[string]int{}, failedAt: map[string]time.Duration{}}
+}
+
+// portUsed flags any use of the port after Close returned.
+func (c *checker) portUsed(label, what string) {
+	if c.closed {
+		c.w.violate("%s: %s after Close returned", label, what)
+	}
+}
+
+func (c *checker) dialStarted(server string) {
+	c.portUsed(server, "Dial")
+	if c.dialing[server] > 0 {
+		c.w.violate("single-flight: a second dial of %s while one is in flight", server)
+	}
+	c.dialing[server]++
+	c.dials[server]++
+	c.starting++
+	if c.starting > actors.DefaultMaxStarts {
+		c.w.violate("%d servers starting at once (at most %d)", c.starting, actors.DefaultMaxStarts)
+	}
+}
+
+// dialEnded is a dial's outcome pushed, or the dial cancelled.
+func (c *checker) dialEnded(server string) {
+	c.dialing[server]--
+	c.starting--
+}
+
+// dialSucceeded is a successful DialResult delivered: any failed connect
+// the host remembers for that server is forgotten (the runtime clears its
+// failure memory on every successful connect).
+func (c *checker) dialSucceeded(server string) { delete(c.failedAt, server) }
+
+// received is a request arriving at a server.
+func (c *checker) received(label string, op messages.Op) {
+	if op.Method != "tools/call" {
+		return
+	}
+	var p struct {
+		Arguments struct {
+			Call string `json:"call"`
+		} `json:"arguments"`
+	}
+	if json.Unmarshal(op.Params, &p) != nil || p.Arguments.Call == "" {
+		return
+	}
+	c.calls[p.Arguments.Call]++
+	if n := c.calls[p.Arguments.Call]; n > 1 {
+		c.w.violate("call %s reached a server %d times (last on %s)", p.Arguments.Call, n, label)
+	}
+}
+
+// closing is the runtime closing a live connection.
+func (c *checker) closing(label string, conn *simConn) {
+	if len(conn.pending) > 0 {
+		c.w.violate("%s closed with %d request(s) outstanding (ids %v): leases ignored", label, len(conn.pending), sortedIDs(conn.pending))
+	}
+}
+
+// remembers reports whether failure memory applies to server as the host
+// can track it: lazy and eager servers (keep-alive ones reconnect by
+// themselves, and their reconnects do not touch failure memory).
+func (c *checker) remembers(server string) bool {
+	s := c.w.servers[server]
+	return s != nil && !s.keepsAlive()
+}
+
+func (c *checker) hostStarted(op *hostOp) {
+	switch op.kind {
+	case "connect":
+		delete(c.failedAt, op.server) // explicit connects bypass and end it
+	case "call", "list":
+		if op.lookup || op.server == "" || !c.remembers(op.server) || c.w.Host.byID["close"] != nil {
+			return // (during shutdown every call gets shutdown instead)
+		}
+		at, ok := c.failedAt[op.server]
+		if ok && c.w.Now()-at < supervisor.DefaultFailureMemory {
+			op.expectBackoff, op.dialsAtStart = true, c.dials[op.server]
+		}
+	case "status":
+		op.quiescentStart = c.w.Host.Active() == 0 && c.w.Disp.Pending() == 0 && c.outstanding() == 0
+	}
+}
+
+// outstanding counts requests received and not answered, all servers.
+func (c *checker) outstanding() int {
+	n := 0
+	for _, name := range c.w.order {
+		n += c.w.servers[name].outstanding()
+	}
+	return n
+}
+
+func (c *checker) hostFinished(op *hostOp) {
+	r := op.res
+	if r.code == "internal_error" {
+		c.w.violate("host %s answered internal_error: %s", op.id, r.text)
+	}
+	// (A call whose tool had to be looked up answers tool_not_found after
+	// Close: the lookup's listings fail with shutdown, and the proxy tool
+	// reports the tool as not found. Reported as a finding; not held here.)
+	if c.closed && op.start >= c.closedAt() && r.code != "shutdown" && op.kind != "close" && op.kind != "status" &&
+		!op.lookup {
+		c.w.violate("host %s started after Close returned and got %s, not shutdown", op.id, r)
+	}
+	if op.kind == "call" && r.ok && !strings.Contains(r.text, fmt.Sprintf(`"call":%q`, op.id)) {
+		c.w.violate("host %s got an answer that is not its own: %q", op.id, r.text)
+	}
+	if op.expectBackoff {
+		switch {
+		case r.code != "server_backoff":
+			c.w.violate("failure memory: host %s to %s within %s of a failed connect got %s, want server_backoff",
+				op.id, op.server, supervisor.DefaultFailureMemory, r)
+		case c.dials[op.server] != op.dialsAtStart:
+			c.w.violate("failure memory: host %s to %s dialed during the failure window", op.id, op.server)
+		case c.w.Now() != op.start:
+			c.w.violate("failure memory: host %s waited %s for server_backoff", op.id, c.w.Now()-op.start)
+		}
+	}
+	if (op.kind == "call" || op.kind == "list") && c.remembers(r.server) {
+		switch r.code {
+		case "connect_failed", "init_failed", "init_timeout":
+			c.failedAt[r.server] = c.w.Now()
+		}
+	}
+	if op.kind == "status" && op.quiescentStart {
+		for _, s := range op.res.statuses {
+			if s.Leases != 0 {
+				c.w.violate("%s holds %d lease(s) while nothing is in flight", s.Name, s.Leases)
+			}
+		}
+	}
+}
+
+// closedAt is when Close returned.
+func (c *checker) closedAt() time.Duration { return c.w.closedAt }
+
+// afterClose runs once Close has returned and every host operation that
+// finished with it has been collected.
+func (c *checker) afterClose(op *hostOp) {
+	if !op.res.ok {
+		c.w.violate("Close: %s", op.res)
+	}
+	for _, o := range c.w.Host.active {
+		c.w.violate("host %s (%s) has no answer after Close returned", o.id, o.what)
+	}
+	if n := c.w.Disp.Pending(); n > 0 {
+		c.w.violate("%d activation(s) queued after Close returned", n)
+	}
+	if n := c.w.Clock.Pending(); n > 0 {
+		c.w.violate("%d timer(s) armed after Close returned", n)
+	}
+	for _, name := range c.w.order {
+		for _, l := range c.w.servers[name].links {
+			switch {
+			case !l.resolved:
+				c.w.violate("%s: dial still in progress after Close returned", l.label)
+			case len(l.outbox) > 0:
+				c.w.violate("%s: %d outcome(s) undelivered after Close returned", l.label, len(l.outbox))
+			case l.conn != nil && l.conn.state != connGone:
+				c.w.violate("%s: connection not closed after Close returned", l.label)
+			}
+		}
+	}
+	c.closed = true
+}

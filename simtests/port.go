@@ -1,0 +1,276 @@
+package simtests
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// link is one dial generation's ordered way back into the runtime. The
+// port contract orders everything a connection reports (its DialResult
+// first, its ConnClosed last), so every outcome of a generation is pushed
+// onto one outbox and delivered from its head, one activation per outcome:
+// the seed interleaves different links, never one link's outcomes.
+type link struct {
+	w      *World
+	srv    *Server // nil when no server of that name is simulated
+	server string
+	gen    uint64
+	label  string // "alpha#3"
+	sink   messages.Sink
+
+	outbox    []delivery
+	resolved  bool // the DialResult is pushed (or the dial was cancelled)
+	dialTimer clock.Timer
+	conn      *simConn
+}
+
+// delivery is one outcome waiting in a link's outbox.
+type delivery struct {
+	msg  any
+	line string // what the trace says when it is delivered
+	ok   bool   // a successful DialResult
+}
+
+// Dial implements messages.Dialer: a dial of a simulated server.
+func (w *World) Dial(req messages.DialRequest, sink messages.Sink) messages.Dialing {
+	l := &link{w: w, srv: w.servers[req.Server], server: req.Server, gen: req.Gen, label: fmt.Sprintf("%s#%d", req.Server, req.Gen), sink: sink}
+	w.Tracef("%s > dial", l.label)
+	w.inv.dialStarted(req.Server)
+	if l.srv == nil {
+		l.resolve(dialPlan{fail: messages.Errorf(messages.KindConnectFailed, req.Server, "no such simulated server")})
+		return l
+	}
+	l.srv.links = append(l.srv.links, l)
+	plan := l.srv.planDial()
+	if plan.note != "" {
+		w.Tracef("%s ! %s", l.label, plan.note)
+	}
+	if plan.delay > 0 {
+		l.dialTimer = w.Clock.AfterFunc(plan.delay, func() { l.resolve(plan) })
+	} else {
+		l.resolve(plan)
+	}
+	return l
+}
+
+// resolve pushes the dial's outcome.
+func (l *link) resolve(p dialPlan) {
+	if l.resolved {
+		return
+	}
+	l.resolved = true
+	l.w.inv.dialEnded(l.server)
+	if p.fail != nil {
+		l.push(delivery{msg: messages.DialResult{Server: l.server, Gen: l.gen, Err: p.fail}, line: "dial failed: " + describeErr(p.fail)})
+		return
+	}
+	l.conn = &simConn{l: l, pending: map[messages.OpID]*request{}}
+	info := messages.ServerInfo{Transport: messages.TransportStdio, ProtocolVersion: messages.Protocol20251125, Name: "sim-" + l.srv.Name, Version: "1.0"}
+	l.push(delivery{msg: messages.DialResult{Server: l.srv.Name, Gen: l.gen, Conn: l.conn, Info: info}, line: "dial ok", ok: true})
+	if p.crash {
+		l.conn.crash("the server exited during startup")
+	}
+}
+
+// Cancel implements messages.Dialing: the DialResult, unless already
+// pushed, becomes KindAborted.
+func (l *link) Cancel() {
+	l.w.Tracef("%s > cancel dial", l.label)
+	l.w.inv.portUsed(l.label, "Dialing.Cancel")
+	if l.resolved {
+		return
+	}
+	if l.dialTimer != nil {
+		l.dialTimer.Stop()
+	}
+	l.resolve(dialPlan{fail: messages.Errorf(messages.KindAborted, l.server, "connect cancelled")})
+}
+
+// push queues an outcome behind the link's earlier ones.
+func (l *link) push(d delivery) {
+	l.outbox = append(l.outbox, d)
+	l.w.Disp.Schedule(l.deliver)
+}
+
+// deliver hands the oldest queued outcome to the runtime.
+func (l *link) deliver() {
+	d := l.outbox[0]
+	l.outbox = l.outbox[1:]
+	l.w.Tracef("%s < %s", l.label, d.line)
+	if d.ok {
+		l.w.inv.dialSucceeded(l.srv.Name)
+	}
+	if _, ok := d.msg.(messages.ConnClosed); ok {
+		l.conn.state = connGone
+	}
+	l.sink(d.msg)
+}
+
+// connState is where a simulated connection stands.
+type connState int
+
+const (
+	connLive    connState = iota // up
+	connExiting                  // crashed; its ConnClosed is on the way
+	connClosed                   // its ConnClosed is pushed
+	connGone                     // its ConnClosed is delivered
+)
+
+// simConn is one simulated connection, a messages.Conn.
+type simConn struct {
+	l       *link
+	state   connState
+	pending map[messages.OpID]*request // received, not yet answered
+}
+
+// request is one request the server received and has not answered.
+type request struct {
+	op    messages.Op
+	timer clock.Timer // the answer's latency; nil when it hangs
+}
+
+// Send implements messages.Conn.
+func (c *simConn) Send(op messages.Op) {
+	l := c.l
+	l.w.Tracef("%s > %d %s", l.label, op.ID, describeOp(op))
+	l.w.inv.portUsed(l.label, "Conn.Send")
+	if c.state != connLive {
+		// The process is gone: not a byte of the request was written.
+		l.push(delivery{msg: messages.OpResult{Server: l.srv.Name, Gen: l.gen, ID: op.ID, NotSent: true,
+			Err: messages.Errorf(messages.KindDisconnected, l.srv.Name, "connection closed")}, line: fmt.Sprintf("%d not sent", op.ID)})
+		return
+	}
+	l.w.inv.received(l.label, op)
+	plan := l.srv.planRequest(op.Method)
+	if plan.note != "" {
+		l.w.Tracef("%s ! %d %s", l.label, op.ID, plan.note)
+	}
+	r := &request{op: op}
+	c.pending[op.ID] = r
+	switch {
+	case plan.hang:
+	case plan.delay > 0:
+		r.timer = l.w.Clock.AfterFunc(plan.delay, func() { c.act(r, plan) })
+	default:
+		c.act(r, plan)
+	}
+}
+
+// act carries out the plan for a request when its latency has passed.
+func (c *simConn) act(r *request, p reqPlan) {
+	if c.pending[r.op.ID] != r {
+		return
+	}
+	if p.crashBefore {
+		c.crash("the server exited while handling a request")
+		return
+	}
+	delete(c.pending, r.op.ID)
+	res := messages.OpResult{Server: c.l.srv.Name, Gen: c.l.gen, ID: r.op.ID}
+	var line string
+	if p.err != nil {
+		res.Err = p.err
+		line = fmt.Sprintf("%d error %s", r.op.ID, describeErr(p.err))
+	} else {
+		res.Result, res.Err = c.l.srv.handle(r.op, p.toolError)
+		if res.Err != nil {
+			line = fmt.Sprintf("%d error %s", r.op.ID, describeErr(res.Err))
+		} else {
+			line = fmt.Sprintf("%d ok %s", r.op.ID, describeResult(r.op.Method, res.Result))
+		}
+	}
+	c.l.push(delivery{msg: res, line: line})
+	if p.crashAfter {
+		c.crash("the server exited after answering")
+	}
+}
+
+// crash is the server process exiting: every request in flight ends with
+// KindDisconnected, then (after the server's ExitDelay) ConnClosed says why.
+func (c *simConn) crash(why string) {
+	if c.state != connLive {
+		return
+	}
+	l := c.l
+	l.w.Tracef("%s ! crash: %s", l.label, why)
+	c.state = connExiting
+	c.failPending(messages.Errorf(messages.KindDisconnected, l.srv.Name, "%s", why))
+	closed := func() {
+		c.state = connClosed
+		err := messages.Errorf(messages.KindDisconnected, l.srv.Name, "server process exited (status 1)")
+		l.push(delivery{msg: messages.ConnClosed{Server: l.srv.Name, Gen: l.gen, Err: err}, line: "closed: " + describeErr(err)})
+	}
+	if d := l.srv.ExitDelay; d > 0 {
+		l.w.Clock.AfterFunc(d, closed)
+	} else {
+		closed()
+	}
+}
+
+// failPending ends every unanswered request with err, in id order.
+func (c *simConn) failPending(err *messages.Error) {
+	for _, id := range sortedIDs(c.pending) {
+		r := c.pending[id]
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+		delete(c.pending, id)
+		c.l.push(delivery{msg: messages.OpResult{Server: c.l.srv.Name, Gen: c.l.gen, ID: id, Err: err}, line: fmt.Sprintf("%d error %s", id, describeErr(err))})
+	}
+}
+
+// Cancel implements messages.Conn: the request ends with KindAborted
+// unless it was answered already.
+func (c *simConn) Cancel(id messages.OpID) {
+	l := c.l
+	l.w.Tracef("%s > cancel %d", l.label, id)
+	l.w.inv.portUsed(l.label, "Conn.Cancel")
+	r := c.pending[id]
+	if r == nil {
+		return
+	}
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	delete(c.pending, id)
+	l.push(delivery{msg: messages.OpResult{Server: l.srv.Name, Gen: l.gen, ID: id,
+		Err: messages.Errorf(messages.KindAborted, l.srv.Name, "request cancelled")}, line: fmt.Sprintf("%d aborted", id)})
+}
+
+// Notify implements messages.Conn.
+func (c *simConn) Notify(method string, _ json.RawMessage) {
+	c.l.w.Tracef("%s > notify %s", c.l.label, method)
+	c.l.w.inv.portUsed(c.l.label, "Conn.Notify")
+}
+
+// Close implements messages.Conn: requests still in flight end with
+// KindDisconnected, then ConnClosed (nil Err) follows.
+func (c *simConn) Close() {
+	l := c.l
+	l.w.Tracef("%s > close", l.label)
+	l.w.inv.portUsed(l.label, "Conn.Close")
+	if c.state != connLive {
+		return
+	}
+	l.w.inv.closing(l.label, c)
+	c.state = connClosed
+	c.failPending(messages.Errorf(messages.KindDisconnected, l.srv.Name, "connection closed"))
+	l.push(delivery{msg: messages.ConnClosed{Server: l.srv.Name, Gen: l.gen}, line: "closed"})
+}
+
+// sortedIDs returns a request map's ids in increasing order.
+func sortedIDs(m map[messages.OpID]*request) []messages.OpID {
+	ids := make([]messages.OpID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	for i := 1; i < len(ids); i++ {
+		for j := i; j > 0 && ids[j] < ids[j-1]; j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+		}
+	}
+	return ids
+}
