@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/config"
@@ -32,9 +33,19 @@ const MCPToolName = tools.MCPToolName
 type Runtime struct {
 	sys    *actors.System
 	dialer *transports.Dialer // nil when a Dialer was injected
-	tools  []Tool
-	issues []config.Issue
 	logger *slog.Logger
+
+	issueMu sync.Mutex
+	issues  []config.Issue // guarded by issueMu
+
+	// The tool surface (runtime_tools.go) and the watchers
+	// (runtime_status.go).
+	mcp       *tools.MCP
+	hostTools []string
+	settings  config.Settings
+	surface   toolSurface
+	watch     watchers
+	ready     atomic.Bool // set once mcp exists; the change hook waits for it
 
 	host *hostCalls
 
@@ -78,9 +89,11 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	if name == "" {
 		name, version = "mcprt", Version
 	}
+	cache := cachePath(opts)
+	withCatalog(servers, eff, cache)
 	sys, err := actors.Start(actors.Config{
 		Servers: servers, Clock: opts.Clock, Rand: opts.Rand, Dispatcher: opts.Dispatcher, Dialer: dialer,
-		Logger: logger, ClientName: name, ClientVersion: version,
+		Logger: logger, ClientName: name, ClientVersion: version, CachePath: cache, OnChange: rt.changed,
 	})
 	if err != nil {
 		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}
@@ -115,37 +128,31 @@ func defaultLogger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// Tools returns the agent-facing tools to register with the model loop.
-func (r *Runtime) Tools() []Tool { return append([]Tool(nil), r.tools...) }
-
-// Tool returns the agent-facing tool with the given name.
-func (r *Runtime) Tool(name string) (Tool, bool) {
-	for _, t := range r.tools {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return Tool{}, false
-}
-
-// Status returns every configured server's status without connecting any.
+// Status returns every configured server's detailed status (lifecycle,
+// generation, leases, last error) without connecting any. For the host's
+// summary with tool and resource counts and totals, see StatusSnapshot.
 func (r *Runtime) Status() []messages.ServerStatus { return r.sys.Status(context.Background()) }
 
 // Servers returns the configured server names in configuration order.
 func (r *Runtime) Servers() []string { return r.sys.Names() }
 
-// ConfigIssues returns the configuration problems found at Start.
-func (r *Runtime) ConfigIssues() []config.Issue { return append([]config.Issue(nil), r.issues...) }
+// ConfigIssues returns the configuration problems found at Start, and the
+// tools that could not be registered since.
+func (r *Runtime) ConfigIssues() []config.Issue {
+	r.issueMu.Lock()
+	defer r.issueMu.Unlock()
+	return append([]config.Issue(nil), r.issues...)
+}
 
 // Connect connects (or, with fresh, reconnects) a server now and lists its
-// tools.
+// catalog (tools, resources, prompts), updating the disk cache.
 func (r *Runtime) Connect(ctx context.Context, server string, fresh bool) (messages.ServerInfo, error) {
 	c := r.sys.Connect(ctx, server, fresh)
 	if c.Err != nil {
 		return messages.ServerInfo{}, c.Err
 	}
-	if l := r.sys.ListAll(ctx, server, "tools/list", "tools", messages.OriginExplicit); l.Err != nil {
-		return c.Info, l.Err
+	if err := r.sys.Refresh(ctx, server, messages.OriginExplicit, false); err != nil {
+		return c.Info, err
 	}
 	return c.Info, nil
 }
@@ -157,6 +164,7 @@ func (r *Runtime) Connect(ctx context.Context, server string, fresh bool) (messa
 func (r *Runtime) Close() error {
 	r.closeOnce.Do(func() {
 		err := r.sys.Close()
+		r.shutdownWatchers()
 		if r.dialer != nil && !r.dialer.WaitFor(actors.ShutdownTimeout) {
 			err = errors.Join(err, fmt.Errorf("mcprt: transport goroutines did not end within %s", actors.ShutdownTimeout))
 		}

@@ -3,24 +3,155 @@ package mcprt
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"sync"
 
+	"github.com/mcprt/mcprt/actors"
+	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/tools"
 )
 
-// buildTools assembles the agent-facing tools. A tool whose name the host
-// already uses is never registered (it would shadow the host's); the
-// collision is reported instead.
-func (r *Runtime) buildTools(ctx context.Context, opts Options, eff *config.Effective) {
-	for _, t := range []Tool{tools.NewMCP(r.sys).Tool()} {
-		if slices.Contains(opts.HostTools, t.Name) {
-			is := config.Issue{Message: fmt.Sprintf("tool %q is not registered: the host has a tool of that name", t.Name)}
-			r.issues = append(r.issues, is)
-			r.host.notify(ctx, messages.Notice{Level: messages.NoticeWarning, Text: is.String()})
-			continue
+// EnvDirectTools overrides every server's directTools: "srv" exposes all of
+// a server's tools, "srv/tool" one tool, "__none__" none (comma-separated).
+const EnvDirectTools = "MCPRT_DIRECT_TOOLS"
+
+// toolSurface is the agent-facing tool set at one catalog version.
+type toolSurface struct {
+	mu sync.Mutex
+	// The fields below are guarded by mu.
+	version  uint64 // catalog version the tools were built for
+	built    bool
+	tools    []Tool
+	issues   map[string]bool // issues already reported
+	warned75 bool
+}
+
+// cachePath returns the metadata cache file, or "" when the runtime keeps
+// no disk cache: it does with an explicit AgentDir, and by default for the
+// configuration files; an isolated in-memory configuration or an injected
+// Dialer (simulation, tests) touches no ambient file unless AgentDir is
+// given. The agent directory is Options.AgentDir, else $MCPRT_AGENT_DIR,
+// else ~/.mcprt/agent (the same resolution as the configuration's).
+func cachePath(opts Options) string {
+	dir := opts.AgentDir
+	if dir == "" {
+		if opts.Config != nil || opts.Dialer != nil {
+			return ""
 		}
-		r.tools = append(r.tools, t)
+		dir = os.Getenv("MCPRT_AGENT_DIR")
 	}
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".mcprt", "agent")
+	}
+	return filepath.Join(dir, catalog.CacheFileName)
+}
+
+// withCatalog adds what the catalog needs to the servers' actor
+// configuration: the identity hash the cache is keyed by, and listing on
+// every connect.
+func withCatalog(servers []actors.ServerConfig, eff *config.Effective, cache string) {
+	for i := range servers {
+		servers[i].ListOnConnect = true
+		if cache != "" && !eff.Servers[i].Disabled {
+			servers[i].CacheKey = catalog.IdentityHash(eff.Servers[i])
+		}
+	}
+}
+
+// buildTools makes the proxy tool and the direct tools, reports what could
+// not be registered, and starts the background listing of servers whose
+// direct tools have no cached metadata yet.
+func (r *Runtime) buildTools(ctx context.Context, opts Options, eff *config.Effective) {
+	r.mcp = tools.NewMCP(r.sys, tools.Options{Servers: eff.Servers, Settings: eff.Settings, HostTools: opts.HostTools, DirectEnv: os.Getenv(EnvDirectTools)})
+	r.hostTools = opts.HostTools
+	r.settings = eff.Settings
+	r.surface.issues = map[string]bool{}
+	r.ready.Store(true)
+	if slices.Contains(opts.HostTools, MCPToolName) {
+		is := config.Issue{Message: fmt.Sprintf("tool %q is not registered: the host has a tool of that name", MCPToolName)}
+		r.issueMu.Lock()
+		r.issues = append(r.issues, is)
+		r.issueMu.Unlock()
+		r.host.notify(ctx, messages.Notice{Level: messages.NoticeWarning, Text: is.String()})
+	}
+	_, waiting := r.currentTools(ctx)
+	for _, s := range waiting {
+		// Fill the cache once in the background; the direct tools appear
+		// when it is listed (WatchTools tells the host).
+		r.sys.Post(s, &actors.Refresh{Token: r.sys.NewToken(), Origin: messages.OriginInternal})
+	}
+}
+
+// Tools returns the agent-facing tools to register with the model loop:
+// the proxy tool `mcp` (unless settings.disableProxyTool hides it because
+// every server is direct and all their tools are known) and the direct
+// tools, as the catalog stands now. After WatchTools signals, call it
+// again.
+func (r *Runtime) Tools() []Tool {
+	t, _ := r.currentTools(context.Background())
+	return append([]Tool(nil), t...)
+}
+
+// Tool returns the agent-facing tool with the given name.
+func (r *Runtime) Tool(name string) (Tool, bool) {
+	for _, t := range r.Tools() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// currentTools rebuilds the tool set when the catalog changed, reports new
+// issues (unsupported schemas, collisions, 75 or more direct tools) to the
+// host once each, and returns the servers whose direct tools wait for a
+// first listing.
+func (r *Runtime) currentTools(ctx context.Context) ([]Tool, []string) {
+	version := r.sys.Catalog().Snapshot().Version
+	s := &r.surface
+	s.mu.Lock()
+	if s.built && s.version == version {
+		defer s.mu.Unlock()
+		return s.tools, nil
+	}
+	reserved := map[string]string{MCPToolName: "the proxy tool's"}
+	for _, h := range r.hostTools {
+		reserved[h] = fmt.Sprintf("the host's tool %q", h)
+	}
+	surf := r.mcp.Surface(reserved)
+	var out []Tool
+	hideProxy := r.settings.DisableProxyTool && surf.AllDirect && surf.Complete
+	if !hideProxy && !slices.Contains(r.hostTools, MCPToolName) {
+		out = append(out, r.mcp.Tool())
+	}
+	out = append(out, surf.Direct...)
+	var notices []messages.Notice
+	for _, is := range surf.Issues {
+		if !s.issues[is] {
+			s.issues[is] = true
+			r.issueMu.Lock()
+			r.issues = append(r.issues, config.Issue{Message: is})
+			r.issueMu.Unlock()
+			notices = append(notices, messages.Notice{Level: messages.NoticeWarning, Text: is})
+		}
+	}
+	if len(surf.Direct) >= tools.DirectWarnAt && !s.warned75 {
+		s.warned75 = true
+		notices = append(notices, messages.Notice{Level: messages.NoticeWarning, Text: fmt.Sprintf(
+			"%d direct tools are registered; each costs prompt tokens on every turn: consider the mcp proxy tool or a directTools list", len(surf.Direct))})
+	}
+	s.version, s.built, s.tools = version, true, out
+	s.mu.Unlock()
+	for _, n := range notices {
+		r.host.notify(ctx, n)
+	}
+	return out, surf.Waiting
 }

@@ -68,6 +68,15 @@ func (s *System) Connect(ctx context.Context, server string, fresh bool) message
 	return await(ctx, s, server, token, ch, func(e *messages.Error) messages.ConnectReply { return messages.ConnectReply{Err: e} })
 }
 
+// Refresh makes server's catalog current (connecting it as its lifecycle
+// allows for origin) and waits; force lists again even when it is current.
+func (s *System) Refresh(ctx context.Context, server string, origin messages.Origin, force bool) *messages.Error {
+	ch := make(chan *messages.Error, 1)
+	token := s.NewToken()
+	s.Post(server, &Refresh{Token: token, Origin: origin, Force: force, Reply: once(ch)})
+	return await(ctx, s, server, token, ch, func(e *messages.Error) *messages.Error { return e })
+}
+
 // Status returns every server's status, in configuration order. It never
 // connects anything.
 func (s *System) Status(ctx context.Context) []messages.ServerStatus {
@@ -129,6 +138,9 @@ func (s *System) Close() error {
 		s.closeErr = fmt.Errorf("actors: the root actor did not stop within %s", ShutdownTimeout)
 		close(s.done)
 		return s.closeErr
+	}
+	if s.env.cache != nil {
+		s.env.cache.close() // writes what the last listings queued
 	}
 	close(s.done)
 	return nil

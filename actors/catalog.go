@@ -1,134 +1,153 @@
 package actors
 
 import (
-	"encoding/json"
-	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/mcprt/mcprt/catalog"
+	"github.com/mcprt/mcprt/messages"
 )
 
-// Catalog is the in-memory record of what each server's tools/list
-// returned last. Server actors write it; tools read it to resolve tool
-// names without connecting. (The disk cache of the proxy-tool issue will
-// sit behind it.)
+// Catalog is the in-memory record of every server's metadata (tools,
+// resources, resource templates, prompts, instructions): seeded from the
+// disk cache at start, replaced by each live listing. Server actors write
+// it; tools and the embedding API read it without connecting anything.
 //
 // Concurrency: safe for concurrent use. Writers build a new immutable
 // Snapshot (copy on write, serialised by mu); readers load the current one
-// without locking, so name resolution on the call path costs two map
-// lookups.
+// without locking.
 type Catalog struct {
-	mu   sync.Mutex // serialises writers
-	snap atomic.Pointer[Snapshot]
+	mu       sync.Mutex // serialises writers
+	snap     atomic.Pointer[Snapshot]
+	onChange func() // called after every change, outside mu; set before any actor runs
 }
 
-// ToolInfo is one listed tool.
-type ToolInfo struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+// Source says where a server's catalog entry came from.
+type Source int
+
+const (
+	// SourceNone: nothing is known (never listed, no valid cache entry).
+	SourceNone Source = iota
+	// SourceCache: read from the disk cache; no live listing since start.
+	SourceCache
+	// SourceLive: listed over a connection of this runtime.
+	SourceLive
+)
+
+// ServerCatalog is one server's entry. It is immutable once published.
+type ServerCatalog struct {
+	catalog.Entry
+	Source Source
+	// ListedAt is when the metadata was listed (for a cached entry, when the
+	// cache entry was written).
+	ListedAt time.Time
+	// Stale is set when the server said a list changed and no listing has
+	// completed since.
+	Stale bool
+	// Err is why the last listing failed (e.g. a catalog limit), nil if it
+	// did not.
+	Err *messages.Error
+	// Notes are diagnostics of sub-catalogs (resources, prompts) that failed
+	// while the tools were listed fine.
+	Notes []string
 }
 
-// ToolRef names one tool of one server.
-type ToolRef struct {
-	Server, Tool string
-}
+// Known reports whether the entry holds listed metadata.
+func (c *ServerCatalog) Known() bool { return c != nil && c.Source != SourceNone }
 
 // Snapshot is an immutable view of the catalog. Nothing it returns may be
 // modified.
 type Snapshot struct {
-	servers map[string]serverTools
-	byName  map[string][]ToolRef // exact tool name → tools, in server order of listing
-	byNorm  map[string][]ToolRef // NormalizeToolName(name) → tools
+	// Version increases with every change.
+	Version uint64
+	servers map[string]*ServerCatalog
 }
 
-type serverTools struct {
-	tools []ToolInfo
-	stale bool
+// Server returns server's entry (never nil; Source is SourceNone when
+// nothing is known).
+func (s *Snapshot) Server(name string) *ServerCatalog {
+	if c := s.servers[name]; c != nil {
+		return c
+	}
+	return &ServerCatalog{}
 }
-
-// NormalizeToolName folds the spellings a model mixes up: case, and '-'
-// versus '_'.
-func NormalizeToolName(s string) string { return strings.ToLower(strings.ReplaceAll(s, "-", "_")) }
 
 func newCatalog() *Catalog {
 	c := &Catalog{}
-	c.snap.Store(&Snapshot{servers: map[string]serverTools{}, byName: map[string][]ToolRef{}, byNorm: map[string][]ToolRef{}})
+	c.snap.Store(&Snapshot{servers: map[string]*ServerCatalog{}})
 	return c
-}
-
-// update replaces one server's entry and rebuilds the indexes.
-func (c *Catalog) update(server string, f func(old serverTools, known bool) serverTools) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	old := c.snap.Load()
-	next := &Snapshot{servers: make(map[string]serverTools, len(old.servers)+1), byName: map[string][]ToolRef{}, byNorm: map[string][]ToolRef{}}
-	for k, v := range old.servers {
-		next.servers[k] = v
-	}
-	prev, known := old.servers[server]
-	next.servers[server] = f(prev, known)
-	for s, st := range next.servers {
-		for _, t := range st.tools {
-			ref := ToolRef{Server: s, Tool: t.Name}
-			next.byName[t.Name] = append(next.byName[t.Name], ref)
-			n := NormalizeToolName(t.Name)
-			next.byNorm[n] = append(next.byNorm[n], ref)
-		}
-	}
-	for _, idx := range []map[string][]ToolRef{next.byName, next.byNorm} {
-		for _, refs := range idx {
-			sortRefs(refs)
-		}
-	}
-	c.snap.Store(next)
-}
-
-func sortRefs(refs []ToolRef) {
-	for i := 1; i < len(refs); i++ {
-		for j := i; j > 0 && (refs[j].Server < refs[j-1].Server || refs[j].Server == refs[j-1].Server && refs[j].Tool < refs[j-1].Tool); j-- {
-			refs[j], refs[j-1] = refs[j-1], refs[j]
-		}
-	}
-}
-
-func (c *Catalog) set(server string, items []json.RawMessage) {
-	tools := make([]ToolInfo, 0, len(items))
-	for _, raw := range items {
-		var t ToolInfo
-		if json.Unmarshal(raw, &t) == nil && t.Name != "" {
-			tools = append(tools, t)
-		}
-	}
-	c.update(server, func(serverTools, bool) serverTools { return serverTools{tools: tools} })
-}
-
-func (c *Catalog) markStale(server string) {
-	c.update(server, func(old serverTools, _ bool) serverTools { return serverTools{tools: old.tools, stale: true} })
 }
 
 // Snapshot returns the current immutable view.
 func (c *Catalog) Snapshot() *Snapshot { return c.snap.Load() }
 
-// Tools returns a copy of the tools last listed for server, whether the
-// server has been listed at all, and whether it said its list changed since.
-func (c *Catalog) Tools(server string) (tools []ToolInfo, known, stale bool) {
-	t, known, stale := c.Snapshot().Tools(server)
-	return append([]ToolInfo(nil), t...), known, stale
-}
-
-// Tools returns the tools last listed for server (read-only), whether it
-// has been listed, and whether its list changed since.
-func (s *Snapshot) Tools(server string) ([]ToolInfo, bool, bool) {
-	st, ok := s.servers[server]
-	if !ok || (st.tools == nil && st.stale) {
-		return st.tools, ok && st.tools != nil, st.stale
+// update replaces one server's entry.
+func (c *Catalog) update(server string, f func(old ServerCatalog) ServerCatalog) {
+	c.mu.Lock()
+	old := c.snap.Load()
+	next := &Snapshot{Version: old.Version + 1, servers: make(map[string]*ServerCatalog, len(old.servers)+1)}
+	for k, v := range old.servers {
+		next.servers[k] = v
 	}
-	return st.tools, ok, st.stale
+	prev := ServerCatalog{}
+	if p := old.servers[server]; p != nil {
+		prev = *p
+	}
+	entry := f(prev)
+	next.servers[server] = &entry
+	c.snap.Store(next)
+	c.mu.Unlock()
+	if c.onChange != nil {
+		c.onChange()
+	}
 }
 
-// Exact returns the tools named exactly name, ordered by server.
-func (s *Snapshot) Exact(name string) []ToolRef { return s.byName[name] }
+// seed records a cached entry at start.
+func (c *Catalog) seed(server string, cs catalog.CachedServer) {
+	c.update(server, func(ServerCatalog) ServerCatalog {
+		return ServerCatalog{Entry: cs.Entry, Source: SourceCache, ListedAt: cs.CachedAtTime()}
+	})
+}
 
-// Normalized returns the tools whose NormalizeToolName equals that of name.
-func (s *Snapshot) Normalized(name string) []ToolRef { return s.byNorm[NormalizeToolName(name)] }
+// setLive records a complete live listing.
+func (c *Catalog) setLive(server string, e catalog.Entry, notes []string, at time.Time) {
+	c.update(server, func(ServerCatalog) ServerCatalog {
+		return ServerCatalog{Entry: e, Source: SourceLive, ListedAt: at, Notes: notes}
+	})
+}
+
+// setTools records a live tools/list alone, keeping the rest of the entry.
+func (c *Catalog) setTools(server string, tools []catalog.Tool, at time.Time) {
+	c.update(server, func(old ServerCatalog) ServerCatalog {
+		old.Tools, old.Source, old.ListedAt, old.Stale, old.Err = tools, SourceLive, at, false, nil
+		return old
+	})
+}
+
+// setFailed records a listing that failed for a reason that makes the
+// metadata unusable (a catalog limit): the server's tools are withdrawn.
+func (c *Catalog) setFailed(server string, err *messages.Error) {
+	c.update(server, func(old ServerCatalog) ServerCatalog {
+		return ServerCatalog{Source: SourceLive, Err: err, Entry: catalog.Entry{Instructions: old.Instructions}}
+	})
+}
+
+// markStale records that a server's lists changed.
+func (c *Catalog) markStale(server string) {
+	c.update(server, func(old ServerCatalog) ServerCatalog {
+		old.Stale = true
+		return old
+	})
+}
+
+// setInstructions records the instructions a handshake brought.
+func (c *Catalog) setInstructions(server, text string) {
+	if c.Snapshot().Server(server).Instructions == text {
+		return
+	}
+	c.update(server, func(old ServerCatalog) ServerCatalog {
+		old.Instructions = text
+		return old
+	})
+}

@@ -24,6 +24,16 @@ type ServerConfig struct {
 	CallTimeout time.Duration
 	// HealthTimeout caps a keep-alive health check (default 5 s).
 	HealthTimeout time.Duration
+	// CacheKey is the server's identity hash (catalog.IdentityHash): its
+	// metadata is read from and written to the disk cache under it. Empty
+	// means the server's metadata is never cached.
+	CacheKey string
+	// ListOnConnect lists the catalog (tools, resources, templates, prompts)
+	// on every new connection, so that the catalog and the cache follow the
+	// server; callers that need the catalog join that listing. The runtime
+	// sets it for every server; without it only explicit Refresh and
+	// ListAll commands list.
+	ListOnConnect bool
 }
 
 // Defaults for ServerConfig deadlines.
@@ -79,4 +89,12 @@ type Config struct {
 	MaxStarts int
 	// Restart is the crash policy (default supervisor.DefaultRestartPolicy).
 	Restart *supervisor.RestartPolicy
+	// CachePath is the metadata cache file (<agentDir>/mcp-cache.json);
+	// empty means no disk cache. Valid entries seed the catalog at Start.
+	CachePath string
+	// OnChange, when set, is called whenever a server's status or the
+	// catalog changes. It runs on the goroutine of whichever actor made the
+	// change, possibly concurrently with itself, and must not block (a
+	// non-blocking channel send is the intended use).
+	OnChange func()
 }

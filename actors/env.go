@@ -19,6 +19,8 @@ type env struct {
 	system     *actor.ActorSystem
 	root       *actor.PID
 	catalog    *Catalog
+	board      *statusBoard
+	cache      *cacheWriter // nil without a cache file
 
 	clientName, clientVersion string
 }

@@ -1,12 +1,12 @@
 package actors
 
 import (
-	"time"
-
 	"encoding/json"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/supervisor"
@@ -34,7 +34,11 @@ type serverActor struct {
 	waiters   []*waiter
 	ops       map[messages.OpID]*op
 	byToken   map[messages.Token]*op
-	tools     int // tools last listed; -1 when unknown
+	tools     int         // tools last listed; -1 when unknown
+	refresh   *refreshRun // the catalog listing in progress, if any
+	catGen    uint64      // the connection generation the catalog was last listed on
+	catStale  bool        // a list changed since
+	published statusKey   // what was last published to the status board
 	restarts  int
 	closed    bool
 	stopping  func() // the Shutdown reply, pending until everything closed
@@ -68,6 +72,7 @@ func (s *serverActor) Receive(c actor.Context) {
 	s.handling, _ = msg.(messages.Failable)
 	s.dispatch(c, msg)
 	s.handling = nil // not reached when dispatch panics
+	s.publish()
 }
 
 // dispatch handles every message but Restarting.
@@ -81,6 +86,8 @@ func (s *serverActor) dispatch(c actor.Context, msg any) {
 		s.request(m)
 	case *messages.ListAll:
 		s.listAll(m)
+	case *Refresh:
+		s.refreshCmd(m)
 	case *messages.Connect:
 		s.connect(m)
 	case *messages.Abort:
@@ -234,6 +241,14 @@ func (s *serverActor) dialed(m messages.DialResult) {
 		return // a dial already given up on (timed out, cancelled, older incarnation)
 	}
 	s.exec(s.life.Dialed(s.now(), m.Gen, m.Err))
+	if m.Err == nil && wasCurrent {
+		s.env.catalog.setInstructions(s.cfg.Name, m.Info.Instructions)
+		if s.cfg.ListOnConnect && s.life.Connected(m.Gen) && !s.closed {
+			// A new connection lists the catalog; callers waiting for one
+			// join this listing.
+			s.joinRefresh(m.Gen, false, 0, func(*messages.Error) {})
+		}
+	}
 	s.maybeStopped()
 }
 
@@ -283,14 +298,21 @@ func (s *serverActor) connLost(gen uint64, reason *messages.Error) {
 }
 
 func (s *serverActor) notification(m messages.ConnNotification) {
-	if m.Method == "notifications/tools/list_changed" && m.Gen == s.life.Gen() {
-		s.tools = -1
-		s.env.catalog.markStale(s.cfg.Name)
+	switch m.Method {
+	case "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed":
+		if m.Gen == s.life.Gen() {
+			s.catalogChanged(m.Gen)
+		}
 	}
 }
 
-// toolsListed records a successful tools/list, for status and the catalog.
+// toolsListed records a successful tools/list made on a caller's behalf,
+// for status and the catalog.
 func (s *serverActor) toolsListed(items []json.RawMessage) {
+	if err := catalog.CheckList("tools", items); err != nil {
+		s.env.catalog.setFailed(s.cfg.Name, messages.Errorf(messages.KindProtocol, s.cfg.Name, "%s", err))
+		return
+	}
 	s.tools = len(items)
-	s.env.catalog.set(s.cfg.Name, items)
+	s.env.catalog.setTools(s.cfg.Name, catalog.ParseTools(items), s.now())
 }

@@ -51,6 +51,12 @@ func (s *serverActor) crashed() {
 		return
 	}
 	err := messages.Errorf(messages.KindInternal, s.cfg.Name, "the server's actor crashed and was restarted; the operation's outcome is unknown")
+	if r := s.refresh; r != nil {
+		s.refresh = nil
+		for _, w := range r.waiters {
+			w.reply(err)
+		}
+	}
 	ws := s.waiters
 	s.waiters = nil
 	for _, w := range ws {

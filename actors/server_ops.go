@@ -269,6 +269,9 @@ func (s *serverActor) abort(token messages.Token) {
 			return
 		}
 	}
+	if s.abortRefresh(token) {
+		return
+	}
 	if o := s.byToken[token]; o != nil {
 		if c := s.conns[o.gen]; c != nil {
 			c.Cancel(o.id)

@@ -72,6 +72,7 @@ func Start(cfg Config) (*System, error) {
 	e := &env{
 		clock: clock.Or(cfg.Clock), rand: clock.OrRand(cfg.Rand), dialer: cfg.Dialer, dispatcher: dispatcher,
 		system: system, catalog: newCatalog(), clientName: cfg.ClientName, clientVersion: cfg.ClientVersion,
+		board: &statusBoard{byName: map[string]messages.ServerStatus{}},
 	}
 	s := &System{env: e, records: map[string]*serverRecord{}, done: make(chan struct{}), closed: make(chan struct{}), rootStopped: make(chan struct{})}
 	g := &guardian{env: e, byPID: map[string]*serverRecord{}}
@@ -84,11 +85,18 @@ func Start(cfg Config) (*System, error) {
 			return nil, fmt.Errorf("actors: server %q is configured twice", sc.Name)
 		}
 		rec := &serverRecord{cfg: sc.withDefaults()}
+		initial := messages.StateIdle
+		if sc.Policy.Disabled {
+			initial = messages.StateDisabled
+		}
+		e.board.byName[sc.Name] = messages.ServerStatus{Name: sc.Name, State: initial, Lifecycle: sc.Policy.Mode.String(), ToolCount: -1}
 		s.records[sc.Name] = rec
 		s.names = append(s.names, sc.Name)
 		records = append(records, rec)
 		g.byPID["mcprt/server/"+strconv.Itoa(i)] = rec
 	}
+	e.seedCatalog(cfg, logger)
+	e.catalog.onChange, e.board.onChange = cfg.OnChange, cfg.OnChange
 	root := &rootActor{env: e, policy: policy, records: records, logger: logger, maxStarts: maxStarts,
 		holders: map[slotKey]bool{}, stopped: func() { close(s.rootStopped) }}
 	rootPID, err := system.Root.SpawnNamed(e.props(func() actor.Actor { return root }), "mcprt/root")

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcprt/mcprt/catalog"
 )
 
 // callResult is the part of a tools/call result the model reads.
@@ -14,57 +16,192 @@ type callResult struct {
 }
 
 type contentItem struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	MimeType string `json:"mimeType"`
-	Data     string `json:"data"`
-	URI      string `json:"uri"`
-	Name     string `json:"name"`
-	Resource *struct {
-		URI      string `json:"uri"`
-		MimeType string `json:"mimeType"`
-		Text     string `json:"text"`
-		Blob     string `json:"blob"`
-	} `json:"resource"`
+	Type     string        `json:"type"`
+	Text     string        `json:"text"`
+	MimeType string        `json:"mimeType"`
+	Data     string        `json:"data"`
+	URI      string        `json:"uri"`
+	Name     string        `json:"name"`
+	Resource *resourceBody `json:"resource"`
 }
 
-// renderCall turns a tools/call result into the model's text.
-func renderCall(server, tool string, raw json.RawMessage) Result {
+type resourceBody struct {
+	URI      string `json:"uri"`
+	MimeType string `json:"mimeType"`
+	Text     string `json:"text"`
+	Blob     string `json:"blob"`
+}
+
+// rendering collects what a result shows the model.
+type rendering struct {
+	parts   []string
+	images  []Image
+	omitted bool // something was left out of the preview: the full result goes to a file
+	limits  outputLimits
+}
+
+// image passes an image through when it is of a supported type and size
+// and fewer than MaxImages went before; otherwise it is omitted with a
+// marker (and the full result is saved).
+func (r *rendering) image(kind, mime, data string) {
+	size := len(data) * 3 / 4
+	switch {
+	case kind == "image" && supportedImage[mime] && size <= MaxImageBytes && len(r.images) < MaxImages:
+		r.images = append(r.images, Image{MimeType: mime, Data: data})
+		r.parts = append(r.parts, fmt.Sprintf("[image %d: %s, %d bytes]", len(r.images), mime, size))
+	default:
+		r.omitted = true
+		r.parts = append(r.parts, fmt.Sprintf("[%s omitted from the preview: %s, %d bytes]", kind, orUnknown(mime), size))
+	}
+}
+
+func (r *rendering) resource(b *resourceBody) {
+	switch {
+	case b == nil:
+	case b.Text != "":
+		r.parts = append(r.parts, b.Text)
+	case b.Blob != "" && strings.HasPrefix(b.MimeType, "image/"):
+		r.image("image", b.MimeType, b.Blob)
+	case b.Blob != "":
+		r.omitted = true
+		r.parts = append(r.parts, fmt.Sprintf("[resource %s omitted from the preview: %s, %d bytes]", b.URI, orUnknown(b.MimeType), len(b.Blob)*3/4))
+	default:
+		r.parts = append(r.parts, fmt.Sprintf("[resource: %s]", b.URI))
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown type"
+	}
+	return s
+}
+
+// renderCall turns a tools/call result into the model's text, images and
+// the host's details: structuredContent is validated against the output
+// schema the tool had when the call began (error results are exempt), long
+// text is cut to a preview, details are bounded, and whatever the preview
+// leaves out is saved in full to a private file that the preview names.
+func (m *MCP) renderCall(e *entry, raw json.RawMessage) Result {
 	var r callResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return Result{Text: "Error: server returned a malformed tools/call result", IsError: true,
-			Details: map[string]any{"error": "tool_error", "server": server, "tool": tool}}
+			Details: map[string]any{"error": "tool_error", "server": e.Server, "tool": e.Name}}
 	}
-	var parts []string
-	for _, c := range r.Content {
+	rd := rendering{limits: m.limits}
+	for i := range r.Content {
+		c := &r.Content[i]
 		switch c.Type {
 		case "text":
-			parts = append(parts, c.Text)
+			rd.parts = append(rd.parts, c.Text)
 		case "image", "audio":
-			parts = append(parts, fmt.Sprintf("[%s: %s, %d bytes]", c.Type, c.MimeType, len(c.Data)*3/4))
+			rd.image(c.Type, c.MimeType, c.Data)
 		case "resource_link":
-			parts = append(parts, fmt.Sprintf("[resource link: %s]", c.URI))
+			rd.parts = append(rd.parts, fmt.Sprintf("[resource link: %s]", c.URI))
 		case "resource":
-			if c.Resource != nil && c.Resource.Text != "" {
-				parts = append(parts, c.Resource.Text)
-			} else if c.Resource != nil {
-				parts = append(parts, fmt.Sprintf("[resource: %s]", c.Resource.URI))
-			}
+			rd.resource(c.Resource)
 		default:
-			parts = append(parts, fmt.Sprintf("[%s content]", c.Type))
+			rd.parts = append(rd.parts, fmt.Sprintf("[%s content]", c.Type))
 		}
 	}
-	text := strings.Join(parts, "\n")
-	if text == "" && len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
+	text := strings.Join(rd.parts, "\n")
+	hasStructured := len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null"
+	if text == "" && hasStructured {
 		text = string(r.StructuredContent)
 	}
 	if text == "" {
 		text = "(empty result)"
 	}
-	details := map[string]any{"server": server, "tool": tool, "result": raw}
+	details := map[string]any{"server": e.Server, "tool": e.Name}
+	res := Result{Images: rd.images, Details: details}
 	if r.IsError {
 		details["error"] = "tool_error"
-		return Result{Text: "Error: " + text, Details: details, IsError: true}
+		res.IsError = true
+		text = "Error: " + text + expectedParameters(e)
+	} else if e.Tool != nil && len(e.Tool.OutputSchema) > 0 {
+		var err error
+		if !hasStructured {
+			err = fmt.Errorf("%w: the tool declares an output schema but returned no structuredContent", catalog.ErrOutputSchema)
+		} else {
+			err = m.outputs.Validate(e.Tool.Fingerprint, e.Tool.OutputSchema, r.StructuredContent)
+		}
+		if err != nil {
+			msg := strings.TrimPrefix(err.Error(), catalog.ErrOutputSchema.Error()+": ")
+			details["error"], details["validation"] = "tool_error", msg
+			res.IsError = true
+			text = "Error: the result of " + e.Name + " does not match its output schema (" + msg + ")\n" + text
+		}
 	}
-	return Result{Text: text, Details: details}
+	return m.guard(res, text, raw, rd.omitted)
+}
+
+// renderResource turns a resources/read result into the model's text.
+func (m *MCP) renderResource(server, tool string, raw json.RawMessage) Result {
+	var r struct {
+		Contents []resourceBody `json:"contents"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return Result{Text: "Error: server returned a malformed resources/read result", IsError: true,
+			Details: map[string]any{"error": "tool_error", "server": server, "tool": tool}}
+	}
+	rd := rendering{limits: m.limits}
+	for i := range r.Contents {
+		rd.resource(&r.Contents[i])
+	}
+	text := strings.Join(rd.parts, "\n")
+	if text == "" {
+		text = "(empty resource)"
+	}
+	return m.guard(Result{Images: rd.images, Details: map[string]any{"server": server, "tool": tool}}, text, raw, rd.omitted)
+}
+
+// guard applies the output limits: text over the byte or line limit is cut
+// to a preview, the raw result goes into details only within the details
+// limit, and when anything was left out the full result is written to a
+// file named in the text.
+func (m *MCP) guard(res Result, text string, raw json.RawMessage, omitted bool) Result {
+	lim := m.limits
+	preview, cut := cutText(text, lim.maxText, lim.maxLines)
+	if len(raw) <= lim.maxDetails {
+		res.Details["result"] = raw
+	} else {
+		res.Details["result"] = map[string]any{"omitted": true, "bytes": len(raw)}
+		omitted = true
+	}
+	if !cut && !omitted {
+		res.Text = text
+		return res
+	}
+	path, err := saveFull(raw)
+	if err != nil {
+		res.Text = preview + "\n\n[The full result could not be saved: " + err.Error() + "]"
+		return res
+	}
+	res.Details["fullResultPath"] = path
+	if cut {
+		preview += fmt.Sprintf("\n\n[Output truncated: showing %d of %d bytes, %d of %d lines.]", len(preview), len(text), strings.Count(preview, "\n")+1, strings.Count(text, "\n")+1)
+	}
+	res.Text = preview + "\n[Full result (JSON): " + path + "]"
+	return res
+}
+
+// cutText cuts text to at most maxLines lines and maxBytes bytes (on a
+// character boundary); cut reports whether it did.
+func cutText(text string, maxBytes, maxLines int) (string, bool) {
+	cut := false
+	if n := strings.Count(text, "\n") + 1; n > maxLines {
+		idx := 0
+		for i := 0; i < maxLines; i++ {
+			idx += strings.IndexByte(text[idx:], '\n') + 1
+		}
+		text, cut = text[:idx-1], true
+	}
+	if len(text) > maxBytes {
+		end := maxBytes
+		for end > 0 && text[end]&0xC0 == 0x80 {
+			end--
+		}
+		text, cut = text[:end], true
+	}
+	return text, cut
 }

@@ -87,7 +87,7 @@ func newRig(t *testing.T, names []string, flags map[string]string, edit ...func(
 	r := &rig{t: t, ctx: ctx, dialer: &countingDialer{inner: real, dials: map[string]int{}, sent: map[string]int{}}}
 	var servers []actors.ServerConfig
 	for _, n := range names {
-		sc := actors.ServerConfig{Name: n, Endpoint: messages.Endpoint{Command: testenv.Self(t), Env: testenv.TestServerEnv("--stdio " + flags[n])}}
+		sc := actors.ServerConfig{Name: n, ListOnConnect: true, Endpoint: messages.Endpoint{Command: testenv.Self(t), Env: testenv.TestServerEnv("--stdio " + flags[n])}}
 		for _, f := range edit {
 			f(&sc)
 		}
@@ -98,7 +98,7 @@ func newRig(t *testing.T, names []string, flags map[string]string, edit ...func(
 		t.Fatal(err)
 	}
 	r.sys = sys
-	r.mcp = NewMCP(sys).Tool()
+	r.mcp = NewMCP(sys, Options{}).Tool()
 	t.Cleanup(func() {
 		if err := sys.Close(); err != nil {
 			t.Errorf("Close: %v", err)

@@ -1,79 +1,194 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/mcprt/mcprt/actors"
+	"github.com/mcprt/mcprt/catalog"
+	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/messages"
 )
 
 // MCPToolName is the proxy tool's name.
 const MCPToolName = "mcp"
 
-// mcpInputSchema is the proxy tool's input schema.
+// mcpInputSchema is the proxy tool's one input schema: every field is
+// optional, and which are set selects the mode.
 var mcpInputSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "tool": {"type": "string", "description": "Name of an MCP tool to call"},
-    "args": {"description": "Arguments for the tool: a JSON object, or a JSON string holding one", "anyOf": [{"type": "object"}, {"type": "string"}]},
-    "server": {"type": "string", "description": "List the tools of this MCP server"}
+    "tool": {"type": "string", "description": "Call this MCP tool (name from search or list)"},
+    "args": {"description": "Arguments for tool: a JSON object, or a JSON string holding one", "anyOf": [{"type": "object"}, {"type": "string"}]},
+    "connect": {"type": "string", "description": "Connect (or reconnect) this server and refresh its tools"},
+    "describe": {"type": "string", "description": "Show one tool's description and parameters"},
+    "instructions": {"type": "string", "description": "Show this server's full usage instructions"},
+    "search": {"type": "string", "description": "Search tools by words (or a regular expression with regex: true)"},
+    "regex": {"type": "boolean", "description": "Treat search as a regular expression"},
+    "includeSchemas": {"type": "boolean", "description": "Show parameters in search results (default true)"},
+    "limit": {"type": "integer", "minimum": 1, "description": "Search results per page (default 12)"},
+    "offset": {"type": "integer", "minimum": 0, "description": "Search results to skip"},
+    "server": {"type": "string", "description": "List this server's tools (or narrow a search to it)"},
+    "action": {"type": "string", "description": "A special action; none is supported by this runtime yet"}
   },
   "additionalProperties": false
 }`)
 
 // mcpArgs is the proxy tool's input.
 type mcpArgs struct {
-	Tool   string          `json:"tool"`
-	Args   json.RawMessage `json:"args"`
-	Server string          `json:"server"`
+	Tool           string          `json:"tool"`
+	Args           json.RawMessage `json:"args"`
+	Connect        string          `json:"connect"`
+	Describe       string          `json:"describe"`
+	Instructions   string          `json:"instructions"`
+	Search         *string         `json:"search"`
+	Regex          bool            `json:"regex"`
+	IncludeSchemas *bool           `json:"includeSchemas"`
+	Limit          *int            `json:"limit"`
+	Offset         *int            `json:"offset"`
+	Server         string          `json:"server"`
+	Action         string          `json:"action"`
 }
 
-// MCP is the `mcp` proxy tool.
+// Options is the configuration the agent-facing tools need.
+type Options struct {
+	// Servers are the configured servers in configuration order (the
+	// actors' names).
+	Servers []config.Server
+	// Settings are the file-wide settings (tool prefix, direct tools,
+	// output limits).
+	Settings config.Settings
+	// HostTools are the host's own tool names: never shadowed.
+	HostTools []string
+	// DirectEnv is the value of MCPRT_DIRECT_TOOLS ("" when unset):
+	// "srv,srv/tool" selects direct tools instead of the configuration,
+	// "__none__" disables them.
+	DirectEnv string
+}
+
+// MCP is the `mcp` proxy tool (and the owner of the direct tools, which
+// share its catalog view and result rendering).
 type MCP struct {
-	sys *actors.System
+	sys     *actors.System
+	cfg     *servers
+	opts    Options
+	views   views
+	outputs catalog.OutputSchemas
+	limits  outputLimits
 }
 
 // NewMCP builds the proxy tool over a running actor system.
-func NewMCP(sys *actors.System) *MCP { return &MCP{sys: sys} }
+func NewMCP(sys *actors.System, opts Options) *MCP {
+	cfg := &servers{byName: map[string]config.Server{}, set: opts.Settings}
+	for _, s := range opts.Servers {
+		cfg.order = append(cfg.order, s.Name)
+		cfg.byName[s.Name] = s
+	}
+	for _, n := range sys.Names() {
+		if _, ok := cfg.byName[n]; !ok {
+			cfg.order = append(cfg.order, n)
+			cfg.byName[n] = config.Server{Name: n}
+		}
+	}
+	return &MCP{sys: sys, cfg: cfg, opts: opts, limits: limitsFrom(opts.Settings.Output)}
+}
 
-// Tool returns the proxy tool in registrable form.
+// Tool returns the proxy tool in registrable form. Its description lists
+// the servers as the catalog knows them now.
 func (m *MCP) Tool() Tool {
 	return Tool{Name: MCPToolName, Description: m.description(), InputSchema: mcpInputSchema, Execute: m.Execute}
 }
 
+// instructionsHead is how much of a server's instructions the tool's
+// description shows.
+const instructionsHead = 150
+
 func (m *MCP) description() string {
 	var b strings.Builder
-	b.WriteString("Use MCP servers through one tool. ")
-	b.WriteString(`{} shows every server's status; {"server": "name"} lists a server's tools; `)
-	b.WriteString(`{"tool": "name", "args": {...}} calls a tool.`)
-	if names := m.sys.Names(); len(names) > 0 {
-		b.WriteString(" Servers: " + strings.Join(names, ", ") + ".")
+	b.WriteString("Use MCP servers through one tool. Modes: {} status; {\"server\": \"s\"} list a server's tools; ")
+	b.WriteString("{\"search\": \"words\"} find tools; {\"describe\": \"tool\"} show a tool's parameters; ")
+	b.WriteString("{\"tool\": \"name\", \"args\": {...}} call a tool; {\"connect\": \"s\"} (re)connect a server; ")
+	b.WriteString("{\"instructions\": \"s\"} a server's usage guidance.")
+	v := m.view()
+	if len(m.cfg.order) == 0 {
+		return b.String()
+	}
+	b.WriteString("\nServers:")
+	for _, name := range m.cfg.order {
+		sc := m.cfg.byName[name]
+		n, known := v.count(name)
+		switch {
+		case sc.Disabled:
+			fmt.Fprintf(&b, "\n- %s (disabled)", name)
+		case known:
+			fmt.Fprintf(&b, "\n- %s (%d tools)", name, n)
+		default:
+			fmt.Fprintf(&b, "\n- %s (tools not listed yet)", name)
+		}
+		if instr := v.snap.Server(name).Instructions; instr != "" && !sc.Disabled {
+			fmt.Fprintf(&b, ": %s", clip(oneLine(instr), instructionsHead))
+		}
 	}
 	return b.String()
 }
 
-// Execute dispatches on the arguments: tool (call) > server (list) > status.
+func (m *MCP) view() *view { return m.views.get(m.sys, m.cfg) }
+
+// Execute dispatches on the arguments in a fixed order: action > tool >
+// connect > describe > instructions > search > server (list) > status.
 func (m *MCP) Execute(ctx context.Context, raw json.RawMessage) Result {
 	var a mcpArgs
 	if len(raw) > 0 && string(raw) != "null" {
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&a); err != nil {
-			return failure(messages.Errorf(messages.KindInvalidArgs, "", "arguments must be a JSON object with optional fields tool, args and server"))
+			if e := unknownFields(raw); e != nil {
+				return failure(e)
+			}
+			return failure(messages.Errorf(messages.KindInvalidArgs, "", "arguments must be a JSON object with optional fields tool, args, connect, describe, instructions, search, regex, includeSchemas, limit, offset, server and action"))
 		}
 	}
 	switch {
+	case a.Action != "":
+		return failure(messages.Errorf(messages.KindInvalidArgs, "", "action %s is not supported by this runtime", quote(a.Action)))
 	case a.Tool != "":
 		return m.call(ctx, a.Tool, a.Args)
 	case len(a.Args) > 0 && string(a.Args) != "null":
-		return failure(messages.Errorf(messages.KindInvalidArgs, "", `args needs a tool: {"tool": "name", "args": {...}}`))
+		return failure(messages.Errorf(messages.KindInvalidArgs, "", `args needs a tool: call {"tool": "name", "args": {...}}; find names with {"search": "words"}`))
+	case a.Connect != "":
+		return m.connect(ctx, a.Connect)
+	case a.Describe != "":
+		return m.describe(a.Describe)
+	case a.Instructions != "":
+		return m.instructions(a.Instructions)
+	case a.Search != nil:
+		return m.search(ctx, a)
 	case a.Server != "":
 		return m.list(ctx, a.Server)
 	}
-	return m.status(ctx)
+	return m.status()
+}
+
+// knownFields are mcpArgs' JSON names.
+var knownFields = map[string]bool{"tool": true, "args": true, "connect": true, "describe": true, "instructions": true,
+	"search": true, "regex": true, "includeSchemas": true, "limit": true, "offset": true, "server": true, "action": true}
+
+// unknownFields refuses a field the schema does not have (a model that
+// nested its arguments wrongly learns it at once).
+func unknownFields(raw json.RawMessage) *messages.Error {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return nil
+	}
+	for k := range fields {
+		if !knownFields[k] {
+			return messages.Errorf(messages.KindInvalidArgs, "", "unknown field %s; to pass arguments to a tool use {\"tool\": \"name\", \"args\": {...}}", quote(k))
+		}
+	}
+	return nil
 }
 
 // failure renders an error as a tool result with its stable code.
@@ -91,41 +206,15 @@ func failure(err *messages.Error) Result {
 	return Result{Text: "Error: " + err.Error(), Details: details, IsError: true}
 }
 
-// decodeToolArgs accepts an object, or a JSON string holding one.
-func decodeToolArgs(raw json.RawMessage) (json.RawMessage, *messages.Error) {
-	raw = json.RawMessage(strings.TrimSpace(string(raw)))
-	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage(`{}`), nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, messages.Errorf(messages.KindInvalidArgs, "", "args must be a JSON object")
-		}
-		raw = json.RawMessage(strings.TrimSpace(s))
-		if len(raw) == 0 {
-			return json.RawMessage(`{}`), nil
-		}
-	}
-	if raw[0] != '{' || !json.Valid(raw) {
-		return nil, messages.Errorf(messages.KindInvalidArgs, "", "args must be a JSON object, not %s", jsonKind(raw))
-	}
-	return raw, nil
-}
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
-func jsonKind(raw json.RawMessage) string {
-	if !json.Valid(raw) {
-		return "invalid JSON"
+// oneLine folds whitespace runs (newlines included) to single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clip cuts s to n runes with an ellipsis.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
 	}
-	switch raw[0] {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return fmt.Sprintf("a %s", "number")
+	return s
 }

@@ -16,53 +16,73 @@ func (m *MCP) call(ctx context.Context, name string, rawArgs json.RawMessage) Re
 	if aerr != nil {
 		return failure(aerr)
 	}
-	server, tool, err := m.resolve(ctx, name)
+	e, err := m.resolve(ctx, name)
 	if err != nil {
 		return failure(err)
 	}
-	params := make([]byte, 0, len(args)+len(tool)+32)
+	return m.invoke(ctx, e, args)
+}
+
+// invoke runs one exposed tool: tools/call for a server's tool (with the
+// output schema as the catalog had it when the call began), resources/read
+// for a resource tool. It never retries.
+func (m *MCP) invoke(ctx context.Context, e *entry, args json.RawMessage) Result {
+	if e.Resource != nil {
+		params, _ := json.Marshal(map[string]string{"uri": e.Resource.URI})
+		r := m.sys.Request(ctx, e.Server, "resources/read", params, messages.DeadlineCall, messages.OriginModel)
+		if r.Err != nil {
+			return failure(r.Err)
+		}
+		return m.renderResource(e.Server, e.Name, r.Result)
+	}
+	params := make([]byte, 0, len(args)+len(e.Name)+32)
 	params = append(params, `{"name":`...)
-	quoted, _ := json.Marshal(tool)
+	quoted, _ := json.Marshal(e.Name)
 	params = append(params, quoted...)
 	params = append(params, `,"arguments":`...)
 	params = append(params, args...)
 	params = append(params, '}')
-	r := m.sys.Request(ctx, server, "tools/call", params, messages.DeadlineCall, messages.OriginModel)
+	r := m.sys.Request(ctx, e.Server, "tools/call", params, messages.DeadlineCall, messages.OriginModel)
 	if r.Err != nil {
 		if r.Err.Kind == messages.KindRPC {
-			e := *r.Err
-			e.Kind = messages.KindToolError
-			return failure(&e)
+			c := *r.Err
+			c.Kind = messages.KindToolError
+			res := failure(&c)
+			res.Text += expectedParameters(e)
+			return res
 		}
 		return failure(r.Err)
 	}
-	return renderCall(server, tool, r.Result)
+	return m.renderCall(e, r.Result)
 }
 
-// resolve finds which server offers a tool: an exact name first, then the
-// same name with '-' and '_' treated alike, then a "server_tool" prefix.
-// Servers never listed (or whose list changed) are listed first, in
-// parallel, connecting them as their lifecycle allows.
-func (m *MCP) resolve(ctx context.Context, name string) (string, string, *messages.Error) {
-	names := m.sys.Names()
-	if s, t, err, ok := m.match(name, names); ok {
-		return s, t, err
+// resolve finds the exposed tool a name means: the exact name, then the
+// name with '-' and '_' (and case) alike, then "<server>_<tool>" with the
+// longest matching server name (listing that server first if its catalog
+// is unknown or changed, which connects it as its lifecycle allows). A name
+// several tools answer to is refused (ambiguous_tool), never guessed. When
+// nothing matches and some servers were never listed, they are listed (in
+// parallel) and the name is resolved once more.
+func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error) {
+	if e, err, ok := m.match(ctx, name, true); ok {
+		return e, err
 	}
 	var pending []string
-	for _, s := range names {
-		if _, known, stale := m.sys.Catalog().Snapshot().Tools(s); !known || stale {
+	snap := m.sys.Catalog().Snapshot()
+	for _, s := range m.cfg.order {
+		if c := snap.Server(s); !m.cfg.byName[s].Disabled && (!c.Known() || c.Stale) {
 			pending = append(pending, s)
 		}
 	}
-	failures := m.listMany(ctx, pending)
-	if s, t, err, ok := m.match(name, names); ok {
-		return s, t, err
+	failures := m.refreshMany(ctx, pending)
+	if e, err, ok := m.match(ctx, name, true); ok {
+		return e, err
 	}
-	if len(names) == 1 && failures[names[0]] != nil {
-		return "", "", failures[names[0]]
+	if len(m.cfg.order) == 1 && failures[m.cfg.order[0]] != nil {
+		return nil, failures[m.cfg.order[0]]
 	}
 	msg := "no configured server offers a tool named " + quote(name)
-	if sugg := m.suggest(name, names); len(sugg) > 0 {
+	if sugg := m.suggest(name, 5); len(sugg) > 0 {
 		msg += "; did you mean " + strings.Join(sugg, ", ") + "?"
 	}
 	var down []string
@@ -74,30 +94,85 @@ func (m *MCP) resolve(ctx context.Context, name string) (string, string, *messag
 	if len(down) > 0 {
 		msg += " (could not list " + strings.Join(down, ", ") + ")"
 	}
-	return "", "", messages.Errorf(messages.KindToolNotFound, "", "%s", msg)
+	return nil, messages.Errorf(messages.KindToolNotFound, "", "%s", msg)
 }
 
-// listMany lists several servers at once and returns the failures by server.
-func (m *MCP) listMany(ctx context.Context, servers []string) map[string]*messages.Error {
+// match resolves name against the catalog as it is (ok false: no match).
+// mayList allows the server-prefix step to list (and so connect) the named
+// server when its catalog is unknown or changed.
+func (m *MCP) match(ctx context.Context, name string, mayList bool) (*entry, *messages.Error, bool) {
+	v := m.view()
+	found := v.byName[name]
+	if len(found) == 0 {
+		found = v.byNorm[normalize(name)]
+	}
+	switch len(found) {
+	case 0:
+		return m.byPrefix(ctx, v, name, mayList)
+	case 1:
+		return &v.entries[found[0]], nil, true
+	}
+	where := make([]string, len(found))
+	for i, f := range found {
+		where[i] = v.entries[f].Server + "/" + v.entries[f].Name
+	}
+	return nil, messages.Errorf(messages.KindAmbiguousTool, "", "tool name %s matches several tools (%s); prefix it with the server name, e.g. %s",
+		quote(name), strings.Join(where, ", "), quote(v.entries[found[0]].Server+"_"+v.entries[found[0]].Name)), true
+}
+
+// serverSeparators may stand between a server's name and a tool's.
+var serverSeparators = []string{"__", "_", "-", "."}
+
+// byPrefix matches "<server><sep><tool>", longest server name first.
+func (m *MCP) byPrefix(ctx context.Context, v *view, name string, mayList bool) (*entry, *messages.Error, bool) {
+	sorted := append([]string(nil), m.cfg.order...)
+	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
+	for _, s := range sorted {
+		for _, sep := range serverSeparators {
+			rest, ok := strings.CutPrefix(name, s+sep)
+			if !ok || rest == "" {
+				continue
+			}
+			if m.cfg.byName[s].Disabled {
+				return nil, messages.Errorf(messages.KindServerDisabled, s, "server is disabled in the configuration"), true
+			}
+			if c := v.snap.Server(s); mayList && (!c.Known() || c.Stale) {
+				if err := m.refreshMany(ctx, []string{s})[s]; err != nil {
+					return nil, err, true
+				}
+				v = m.view()
+			}
+			for _, i := range v.byServer[s] {
+				if e := &v.entries[i]; e.Name == rest || normalize(e.Name) == normalize(rest) {
+					return e, nil, true
+				}
+			}
+		}
+	}
+	return nil, nil, false
+}
+
+// refreshMany makes several servers' catalogs current at once (connecting
+// them as their lifecycles allow) and returns the failures by server.
+func (m *MCP) refreshMany(ctx context.Context, servers []string) map[string]*messages.Error {
 	type answer struct {
 		server string
-		reply  messages.ListReply
+		err    *messages.Error
 	}
 	ch := make(chan answer, len(servers))
 	tokens := map[string]messages.Token{}
 	for _, s := range servers {
-		s := s
 		tok := m.sys.NewToken()
 		tokens[s] = tok
-		m.sys.Post(s, &messages.ListAll{Token: tok, Method: "tools/list", Field: "tools", Origin: messages.OriginModel,
-			Reply: onceReply(func(r messages.ListReply) { ch <- answer{s, r} })})
+		m.sys.Post(s, &actors.Refresh{Token: tok, Origin: messages.OriginModel,
+			Reply: onceReply(func(err *messages.Error) { ch <- answer{s, err} })})
 	}
 	failures := map[string]*messages.Error{}
 	answered := map[string]bool{}
 	record := func(a answer) {
 		answered[a.server] = true
-		if a.reply.Err != nil {
-			failures[a.server] = a.reply.Err
+		if a.err != nil {
+			failures[a.server] = a.err
 		}
 	}
 	done := ctx.Done()
@@ -113,8 +188,6 @@ func (m *MCP) listMany(ctx context.Context, servers []string) map[string]*messag
 				m.sys.Post(s, &messages.Abort{Token: tok})
 			}
 		case <-m.sys.Done():
-			// Closed: a listing that reached an actor after it stopped is
-			// never answered.
 			for len(ch) > 0 {
 				record(<-ch)
 			}
@@ -135,76 +208,4 @@ func onceReply[R any](f func(R)) func(R) {
 	return func(r R) { o.Do(func() { f(r) }) }
 }
 
-// match resolves name against the catalogs known now: exact name, then
-// '-'/'_' and case folded, then a "server_tool" prefix. Each step is an
-// index lookup in the catalog snapshot.
-func (m *MCP) match(name string, servers []string) (string, string, *messages.Error, bool) {
-	snap := m.sys.Catalog().Snapshot()
-	found := snap.Exact(name)
-	if len(found) == 0 {
-		found = snap.Normalized(name)
-	}
-	if len(found) == 0 {
-		found = byPrefix(snap, name, servers)
-	}
-	switch len(found) {
-	case 0:
-		return "", "", nil, false
-	case 1:
-		return found[0].Server, found[0].Tool, nil, true
-	}
-	where := make([]string, len(found))
-	for i, f := range found {
-		where[i] = f.Server + "/" + f.Tool
-	}
-	return "", "", messages.Errorf(messages.KindAmbiguousTool, "", "tool name %s matches several tools (%s); prefix it with the server name",
-		quote(name), strings.Join(where, ", ")), true
-}
-
-// byPrefix matches "server_tool" (or server-tool, server__tool,
-// server.tool), longest server name first.
-func byPrefix(snap *actors.Snapshot, name string, servers []string) []actors.ToolRef {
-	sorted := append([]string(nil), servers...)
-	sort.Slice(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
-	for _, s := range sorted {
-		for _, sep := range []string{"__", "_", "-", "."} {
-			rest, ok := strings.CutPrefix(name, s+sep)
-			if !ok || rest == "" {
-				continue
-			}
-			for _, refs := range [][]actors.ToolRef{snap.Exact(rest), snap.Normalized(rest)} {
-				for _, r := range refs {
-					if r.Server == s {
-						return []actors.ToolRef{r}
-					}
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// suggest returns up to five known tool names close to name.
-func (m *MCP) suggest(name string, servers []string) []string {
-	norm := normalize(name)
-	snap := m.sys.Catalog().Snapshot()
-	var out []string
-	for _, s := range servers {
-		tools, _, _ := snap.Tools(s)
-		for _, t := range tools {
-			n := normalize(t.Name)
-			if strings.Contains(n, norm) || strings.Contains(norm, n) {
-				out = append(out, t.Name)
-			}
-		}
-	}
-	sort.Strings(out)
-	if len(out) > 5 {
-		out = out[:5]
-	}
-	return out
-}
-
-func normalize(s string) string { return actors.NormalizeToolName(s) }
-
-func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+func normalize(s string) string { return strings.ToLower(strings.ReplaceAll(s, "-", "_")) }

@@ -6,44 +6,170 @@ import (
 	"strings"
 
 	"github.com/mcprt/mcprt/actors"
+	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/messages"
 )
 
-// listTools lists a server's tools live (connecting it if needed).
-func (m *MCP) listTools(ctx context.Context, server string) ([]actors.ToolInfo, *messages.Error) {
-	r := m.sys.ListAll(ctx, server, "tools/list", "tools", messages.OriginModel)
-	if r.Err != nil {
-		return nil, r.Err
+// Lengths of the list mode's previews.
+const (
+	listDescription     = 50
+	instructionsPreview = 300
+)
+
+// known returns server's catalog, listing it first (which connects the
+// server as its lifecycle allows) when nothing is known about it.
+func (m *MCP) known(ctx context.Context, server string) (*actors.ServerCatalog, *messages.Error) {
+	if err := m.configured(server); err != nil {
+		return nil, err
 	}
-	tools, _, _ := m.sys.Catalog().Tools(server)
-	return tools, nil
+	if c := m.sys.Catalog().Snapshot().Server(server); c.Known() {
+		return c, nil
+	}
+	if err := m.refreshMany(ctx, []string{server})[server]; err != nil {
+		return nil, err
+	}
+	return m.sys.Catalog().Snapshot().Server(server), nil
 }
 
+// configured refuses a server that is not configured or is disabled.
+func (m *MCP) configured(server string) *messages.Error {
+	sc, ok := m.cfg.byName[server]
+	switch {
+	case !ok:
+		return messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured (servers: %s)", quote(server), strings.Join(m.cfg.order, ", "))
+	case sc.Disabled:
+		return messages.Errorf(messages.KindServerDisabled, server, "server is disabled in the configuration")
+	}
+	return nil
+}
+
+// list is the list mode: a server's tools, resource templates, prompts and
+// an instructions preview, from the catalog (cache included) when it is
+// known; a server never listed is listed first.
 func (m *MCP) list(ctx context.Context, server string) Result {
-	tools, err := m.listTools(ctx, server)
+	c, err := m.known(ctx, server)
 	if err != nil {
 		return failure(err)
 	}
-	lines := []string{fmt.Sprintf("%s (%d tools):", server, len(tools))}
-	var out []map[string]any
-	for _, t := range tools {
-		lines = append(lines, "- "+t.Name+shortDescription(t.Description, 60))
-		out = append(out, map[string]any{"name": t.Name, "description": t.Description})
+	if c.Err != nil {
+		return failure(c.Err)
 	}
-	return Result{Text: strings.Join(lines, "\n"), Details: map[string]any{"server": server, "tools": out, "count": len(tools)}}
+	v := m.view()
+	idx := v.byServer[server]
+	connected := false
+	for _, st := range m.sys.Statuses() {
+		if st.Name == server {
+			connected = st.State == messages.StateConnected
+		}
+	}
+	head := fmt.Sprintf("%s (%d tools", server, len(idx))
+	if !connected {
+		head += ", not connected, cached"
+	}
+	lines := []string{head + "):"}
+	tools := make([]map[string]any, 0, len(idx))
+	for _, i := range idx {
+		e := &v.entries[i]
+		lines = append(lines, "- "+e.Name+shortDescription(e.Description(), listDescription))
+		tools = append(tools, map[string]any{"name": e.Name, "description": e.Description()})
+	}
+	details := map[string]any{"server": server, "tools": tools, "count": len(idx), "cached": !connected}
+	if len(c.ResourceTemplates) > 0 {
+		lines = append(lines, "Resource templates:")
+		for _, t := range c.ResourceTemplates {
+			lines = append(lines, "- "+t.URITemplate+shortDescription(firstNonEmpty(t.Description, t.Name), listDescription))
+		}
+		details["resourceTemplates"] = c.ResourceTemplates
+	}
+	if len(c.Prompts) > 0 {
+		lines = append(lines, "Prompts:")
+		for _, p := range c.Prompts {
+			lines = append(lines, "- "+promptSignature(p)+shortDescription(p.Description, listDescription))
+		}
+		details["prompts"] = c.Prompts
+	}
+	for _, n := range c.Notes {
+		lines = append(lines, "Note: "+n)
+	}
+	if c.Instructions != "" {
+		preview := clip(oneLine(c.Instructions), instructionsPreview)
+		lines = append(lines, "Instructions: "+preview)
+		if preview != oneLine(c.Instructions) {
+			lines = append(lines, fmt.Sprintf(`(all of them: {"instructions": %s})`, quote(server)))
+		}
+	}
+	return Result{Text: strings.Join(lines, "\n"), Details: details}
+}
+
+// promptSignature renders name(required, optional?).
+func promptSignature(p catalog.Prompt) string {
+	args := make([]string, len(p.Arguments))
+	for i, a := range p.Arguments {
+		args[i] = a.Name
+		if !a.Required {
+			args[i] += "?"
+		}
+	}
+	return p.Name + "(" + strings.Join(args, ", ") + ")"
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// connect is the connect mode: connect (replacing a live connection),
+// list the catalog again, record it in the cache, and answer as list does.
+func (m *MCP) connect(ctx context.Context, server string) Result {
+	if err := m.configured(server); err != nil {
+		return failure(err)
+	}
+	ch := make(chan *messages.Error, 1)
+	tok := m.sys.NewToken()
+	m.sys.Post(server, &actors.Refresh{Token: tok, Origin: messages.OriginExplicit, Fresh: true, Force: true, Reply: onceReply(func(e *messages.Error) { ch <- e })})
+	select {
+	case err := <-ch:
+		if err != nil {
+			return failure(err)
+		}
+	case <-ctx.Done():
+		m.sys.Post(server, &messages.Abort{Token: tok})
+		return failure(messages.Errorf(messages.KindAborted, server, "cancelled by the caller"))
+	case <-m.sys.Done():
+		return failure(messages.Errorf(messages.KindShutdown, server, "the runtime is shutting down"))
+	}
+	return m.list(ctx, server)
+}
+
+// instructions is the instructions mode: a server's full usage guidance.
+func (m *MCP) instructions(server string) Result {
+	if _, ok := m.cfg.byName[server]; !ok {
+		return failure(messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured", quote(server)))
+	}
+	c := m.sys.Catalog().Snapshot().Server(server)
+	text := c.Instructions
+	switch {
+	case text != "":
+	case !c.Known():
+		text = fmt.Sprintf(`%s: no instructions known yet (connect it first: {"connect": %s})`, server, quote(server))
+	default:
+		text = server + " gives no instructions."
+	}
+	return Result{Text: text, Details: map[string]any{"server": server, "instructions": c.Instructions}}
 }
 
 // shortDescription renders " - first sentence…" capped at n runes.
 func shortDescription(d string, n int) string {
-	d = strings.Join(strings.Fields(d), " ")
+	d = oneLine(d)
 	if d == "" {
 		return ""
 	}
 	if i := strings.Index(d, ". "); i > 0 {
 		d = d[:i+1]
 	}
-	if r := []rune(d); len(r) > n {
-		d = string(r[:n-1]) + "…"
-	}
-	return " - " + d
+	return " - " + clip(d, n)
 }

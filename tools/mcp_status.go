@@ -1,87 +1,141 @@
 package tools
 
 import (
-	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcprt/mcprt/messages"
 )
 
-// marker is the status row marker of each state.
-func marker(s messages.ServerStatus) string {
-	switch s.State {
-	case messages.StateConnected:
-		return "✓"
-	case messages.StateFailed, messages.StateDown:
-		return "✗"
-	case messages.StateDisabled:
-		return "⊘"
-	case messages.StateConnecting, messages.StateBackoff:
-		return "…"
-	}
-	return "○"
+// StatusSnapshot is the runtime's status in machine-readable form, for
+// hosts (Runtime.Status, Runtime.WatchStatus) and the details of the mcp
+// tool's status mode. Reading it never connects anything.
+type StatusSnapshot struct {
+	// Version is the snapshot format's version (1).
+	Version int `json:"version"`
+	// Servers are the configured servers in configuration order.
+	Servers        []ServerStatus `json:"servers"`
+	TotalTools     int            `json:"totalTools"`
+	TotalResources int            `json:"totalResources"`
+	ConnectedCount int            `json:"connectedCount"`
+	DisabledCount  int            `json:"disabledCount"`
 }
 
-func (m *MCP) status(ctx context.Context) Result {
-	statuses := m.sys.Status(ctx)
+// ServerStatus is one server in a StatusSnapshot.
+type ServerStatus struct {
+	Name string `json:"name"`
+	// Status is connected, connecting, cached (not connected, metadata from
+	// the cache or an earlier connection), failed, needs-auth,
+	// not-connected or disabled.
+	Status string `json:"status"`
+	// ToolCount is the number of tools the server exposes (after
+	// includeTools/excludeTools, resource tools included); 0 when unknown.
+	ToolCount int `json:"toolCount"`
+	// ResourceCount is the number of resources, when known.
+	ResourceCount *int `json:"resourceCount,omitempty"`
+	// FailedAgoSeconds is how long ago the server's last connect failed,
+	// only while that failure is remembered.
+	FailedAgoSeconds *int `json:"failedAgoSeconds,omitempty"`
+	Disabled         bool `json:"disabled"`
+	// LastError is the sanitized reason of a failure (failed, needs-auth).
+	LastError string `json:"lastError,omitempty"`
+}
+
+// failureShown is how long a failed connect shows as failed: the lifecycle's
+// failure memory.
+const failureShown = 60 * time.Second
+
+// Snapshot builds the status snapshot from the servers' last published
+// statuses and the catalog.
+func (m *MCP) Snapshot() StatusSnapshot {
+	statuses := m.sys.Statuses()
 	now := m.sys.Clock().Now()
-	connected, disabled, total := 0, 0, 0
-	var rows []string
-	var servers []map[string]any
+	v := m.view()
+	out := StatusSnapshot{Version: 1, Servers: make([]ServerStatus, 0, len(statuses))}
 	for _, s := range statuses {
-		row := map[string]any{"name": s.Name, "status": s.State.String(), "toolCount": s.ToolCount}
-		tools, known, _ := m.sys.Catalog().Tools(s.Name)
-		count := s.ToolCount
-		if count < 0 && known {
-			count = len(tools)
+		count, known := v.count(s.Name)
+		row := ServerStatus{Name: s.Name, ToolCount: count}
+		if known {
+			n := len(v.snap.Server(s.Name).Resources)
+			row.ResourceCount = &n
 		}
-		if count > 0 {
-			total += count
-		}
-		var note string
-		switch s.State {
-		case messages.StateConnected:
-			connected++
-			note = "connected, tools not listed yet"
-			if count >= 0 {
-				note = fmt.Sprintf("%d tools", count)
+		switch {
+		case s.State == messages.StateDisabled:
+			row.Status, row.Disabled, row.ToolCount, row.ResourceCount = "disabled", true, 0, nil
+			out.DisabledCount++
+		case s.State == messages.StateConnected:
+			row.Status = "connected"
+			out.ConnectedCount++
+		case s.State == messages.StateConnecting || s.State == messages.StateBackoff:
+			row.Status = "connecting"
+		case (s.State == messages.StateFailed || s.State == messages.StateDown) && s.LastError != nil && s.LastError.Kind == messages.KindAuthRequired:
+			row.Status, row.LastError = "needs-auth", s.LastError.Message
+		case s.State == messages.StateDown || s.State == messages.StateFailed && now.Sub(s.FailedAt) < failureShown:
+			row.Status = "failed"
+			if !s.FailedAt.IsZero() {
+				ago := int(now.Sub(s.FailedAt) / time.Second)
+				row.FailedAgoSeconds = &ago
 			}
-		case messages.StateDisabled:
-			disabled++
-			note = "disabled"
-		case messages.StateFailed:
-			ago := int(now.Sub(s.FailedAt).Seconds())
-			row["failedAgo"] = ago
-			note = fmt.Sprintf("failed %d s ago", ago)
-		case messages.StateDown:
-			note = "down after repeated crashes"
-		case messages.StateConnecting:
-			note = "connecting"
-		case messages.StateBackoff:
-			note = "reconnecting"
+			if s.LastError != nil {
+				row.LastError = s.LastError.Message
+			}
+		case known:
+			row.Status = "cached"
 		default:
-			note = "not connected"
-			if known {
-				note = fmt.Sprintf("%d tools, not connected", count)
+			row.Status = "not-connected"
+		}
+		if !row.Disabled {
+			out.TotalTools += row.ToolCount
+			if row.ResourceCount != nil {
+				out.TotalResources += *row.ResourceCount
 			}
 		}
-		if s.LastError != nil && (s.State == messages.StateFailed || s.State == messages.StateBackoff || s.State == messages.StateDown) {
-			row["lastError"] = s.LastError.Message
+		out.Servers = append(out.Servers, row)
+	}
+	return out
+}
+
+// statusRow renders one server as the status mode shows it.
+func statusRow(s ServerStatus) string {
+	switch s.Status {
+	case "connected":
+		return fmt.Sprintf("✓ %s (%d tools)", s.Name, s.ToolCount)
+	case "connecting":
+		return fmt.Sprintf("… %s (connecting)", s.Name)
+	case "cached":
+		return fmt.Sprintf("○ %s (%d tools, cached)", s.Name, s.ToolCount)
+	case "needs-auth":
+		return fmt.Sprintf("⚠ %s (needs auth)", s.Name)
+	case "failed":
+		if s.FailedAgoSeconds == nil {
+			return fmt.Sprintf("✗ %s (down after repeated crashes)", s.Name)
 		}
-		rows = append(rows, fmt.Sprintf("%s %s (%s)", marker(s), s.Name, note))
-		servers = append(servers, row)
+		return fmt.Sprintf("✗ %s (failed %d s ago)", s.Name, *s.FailedAgoSeconds)
+	case "disabled":
+		return fmt.Sprintf("⊘ %s (disabled)", s.Name)
 	}
-	enabled := len(statuses) - disabled
-	head := fmt.Sprintf("MCP: %d/%d servers connected, %d tools", connected, enabled, total)
-	if disabled > 0 {
-		head += fmt.Sprintf(" (%d disabled)", disabled)
+	return fmt.Sprintf("○ %s (not connected)", s.Name)
+}
+
+// status is the status mode: one line per server, read without
+// connecting anything.
+func (m *MCP) status() Result {
+	snap := m.Snapshot()
+	if len(snap.Servers) == 0 {
+		return Result{Text: "MCP: no servers configured", Details: map[string]any{"servers": []ServerStatus{}, "totalTools": 0, "connectedCount": 0, "disabledCount": 0}}
 	}
-	if len(statuses) == 0 {
-		head = "MCP: no servers configured"
+	enabled := len(snap.Servers) - snap.DisabledCount
+	head := fmt.Sprintf("MCP: %d/%d servers connected, %d tools", snap.ConnectedCount, enabled, snap.TotalTools)
+	if snap.DisabledCount > 0 {
+		head += fmt.Sprintf(" (%d disabled)", snap.DisabledCount)
 	}
-	return Result{
-		Text:    strings.Join(append([]string{head}, rows...), "\n"),
-		Details: map[string]any{"servers": servers, "totalTools": total, "connectedCount": connected, "disabledCount": disabled},
+	lines := []string{head}
+	for _, s := range snap.Servers {
+		lines = append(lines, statusRow(s))
 	}
+	return Result{Text: strings.Join(lines, "\n"), Details: map[string]any{
+		"servers": snap.Servers, "totalTools": snap.TotalTools, "totalResources": snap.TotalResources,
+		"connectedCount": snap.ConnectedCount, "disabledCount": snap.DisabledCount,
+	}}
 }

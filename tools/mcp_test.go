@@ -42,25 +42,25 @@ func TestStatusNeverConnects(t *testing.T) {
 	}
 }
 
-// A server connected but never listed (an eager one) shows as connected,
-// not with a made-up tool count.
-func TestStatusOfAnUnlistedConnection(t *testing.T) {
+// An eager server lists its catalog as soon as it connects, once: status
+// then shows its tools, and nothing else lists them again.
+func TestEagerServerListsOnConnect(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, []string{"e"}, nil, func(c *actors.ServerConfig) { c.Policy.Mode = supervisor.Eager })
+	n := len(testserver.ToolNames())
+	want := "MCP: 1/1 servers connected, " + strconv.Itoa(n) + " tools\n✓ e (" + strconv.Itoa(n) + " tools)"
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	for r.sys.Status(r.ctx)[0].State != messages.StateConnected {
+	for r.exec(`{}`).Text != want {
 		select {
 		case <-tick.C:
 		case <-r.ctx.Done():
-			t.Fatal("the eager server never connected")
+			t.Fatalf("the eager server never showed its tools: %s", r.exec(`{}`).Text)
 		}
 	}
-	if res := r.exec(`{}`); res.Text != "MCP: 1/1 servers connected, 0 tools\n✓ e (connected, tools not listed yet)" {
-		t.Fatalf("status:\n%s", res.Text)
-	}
-	if _, lists := r.dialer.count("e", "tools/list"); lists != 0 {
-		t.Fatal("status listed the tools")
+	wantOK(t, r.exec(`{"tool":"echo","args":{"message":"x"}}`), "echo: x")
+	if _, lists := r.dialer.count("e", "tools/list"); lists != 1 {
+		t.Fatalf("tools/list sent %d times, want once", lists)
 	}
 }
 

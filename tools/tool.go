@@ -28,6 +28,9 @@ type Result struct {
 	Details map[string]any `json:"details,omitempty"`
 	// IsError marks a failed call.
 	IsError bool `json:"isError,omitempty"`
+	// Images are images the result passes to the model (at most MaxImages
+	// PNG, JPEG, GIF or WebP images of up to MaxImageBytes each).
+	Images []Image `json:"images,omitempty"`
 }
 
 // ErrorCode returns Details["error"], or "" for a success.

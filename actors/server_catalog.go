@@ -1,0 +1,227 @@
+package actors
+
+import (
+	"encoding/json"
+
+	"github.com/mcprt/mcprt/catalog"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// Refresh asks a server actor to make its catalog current: connect as the
+// lifecycle allows (Origin decides failure memory), then list tools,
+// resources and resource templates (when the server has resources),
+// prompts (when it has prompts) and record them with its instructions, in
+// memory and in the disk cache. Concurrent refreshes of one connection
+// share one listing; a catalog already listed on the live connection and
+// not changed since answers at once unless Force is set (Fresh also
+// reconnects first). It is defined here rather than in messages because it
+// concerns the catalog the actors own.
+type Refresh struct {
+	Token  messages.Token
+	Origin messages.Origin
+	// Fresh replaces a live connection with a new one first (an explicit
+	// reconnect).
+	Fresh bool
+	// Force lists again even if the catalog is current.
+	Force bool
+	// Reply is called once with nil or why the listing failed; nil Reply
+	// means nobody waits (a background fill).
+	Reply func(*messages.Error)
+}
+
+// Fail answers the refresh with err.
+func (r *Refresh) Fail(err *messages.Error) {
+	if r.Reply != nil {
+		r.Reply(err)
+	}
+}
+
+// refreshRun is one catalog listing in progress on one connection.
+type refreshRun struct {
+	gen     uint64
+	waiters []refreshWaiter
+	entry   catalog.Entry
+	notes   []string
+	steps   []listStep
+	// again is set when a list changed while this listing ran: another
+	// listing follows it.
+	again bool
+}
+
+// refreshWaiter is a caller waiting for a refresh (token 0: internal).
+type refreshWaiter struct {
+	token messages.Token
+	reply func(*messages.Error)
+}
+
+// listStep is one list method of a refresh.
+type listStep struct {
+	method, field string
+}
+
+func (s *serverActor) refreshCmd(m *Refresh) {
+	reply := m.Reply
+	if reply == nil {
+		reply = func(*messages.Error) {}
+	}
+	if m.Fresh {
+		s.connect(&messages.Connect{Token: m.Token, Fresh: true, Reply: func(c messages.ConnectReply) {
+			if c.Err != nil {
+				reply(c.Err)
+				return
+			}
+			s.joinRefresh(c.Gen, true, m.Token, reply)
+		}})
+		return
+	}
+	s.withConnection(m, m.Token, m.Origin, func(gen uint64) { s.joinRefresh(gen, m.Force, m.Token, reply) }, reply)
+}
+
+// abortRefresh answers a caller waiting for a refresh with KindAborted (the
+// listing itself goes on for the others); it reports whether token waited.
+func (s *serverActor) abortRefresh(token messages.Token) bool {
+	r := s.refresh
+	if r == nil || token == 0 {
+		return false
+	}
+	for i, w := range r.waiters {
+		if w.token == token {
+			r.waiters = append(r.waiters[:i], r.waiters[i+1:]...)
+			w.reply(messages.Errorf(messages.KindAborted, s.cfg.Name, "cancelled by the caller"))
+			return true
+		}
+	}
+	return false
+}
+
+// joinRefresh answers reply when gen's catalog is current: at once if it
+// is, else after the listing in progress or a new one.
+func (s *serverActor) joinRefresh(gen uint64, force bool, token messages.Token, reply func(*messages.Error)) {
+	if r := s.refresh; r != nil && r.gen == gen {
+		r.waiters = append(r.waiters, refreshWaiter{token, reply})
+		return
+	}
+	if !force && s.catGen == gen && !s.catStale {
+		reply(nil)
+		return
+	}
+	caps := struct {
+		Resources json.RawMessage `json:"resources"`
+		Prompts   json.RawMessage `json:"prompts"`
+	}{}
+	_ = json.Unmarshal(s.info.Capabilities, &caps)
+	r := &refreshRun{gen: gen, waiters: []refreshWaiter{{token, reply}}, entry: catalog.Entry{Instructions: s.info.Instructions}}
+	r.steps = append(r.steps, listStep{"tools/list", "tools"})
+	if len(caps.Resources) > 0 && string(caps.Resources) != "null" {
+		r.steps = append(r.steps, listStep{"resources/list", "resources"}, listStep{"resources/templates/list", "resourceTemplates"})
+	}
+	if len(caps.Prompts) > 0 && string(caps.Prompts) != "null" {
+		r.steps = append(r.steps, listStep{"prompts/list", "prompts"})
+	}
+	s.refresh = r
+	s.catStale = false
+	s.nextStep(r, nil)
+}
+
+// nextStep runs the refresh's next listing, or completes it.
+func (s *serverActor) nextStep(r *refreshRun, resources [][]json.RawMessage) {
+	if s.refresh != r {
+		return
+	}
+	if len(r.steps) == 0 {
+		s.completeRefresh(r, nil)
+		return
+	}
+	step := r.steps[0]
+	r.steps = r.steps[1:]
+	if !s.life.Connected(r.gen) {
+		s.completeRefresh(r, messages.Errorf(messages.KindDisconnected, s.cfg.Name, "the connection ended while its catalog was listed"))
+		return
+	}
+	o := &op{gen: r.gen, kind: opList, method: step.method, field: step.field, cursors: map[string]bool{}, origin: messages.OriginInternal}
+	o.listReply = func(lr messages.ListReply) { s.stepDone(r, step, lr, resources) }
+	s.begin(o, s.cfg.CatalogTimeout)
+}
+
+// stepDone records one listing of a refresh. A failed tools/list fails
+// the refresh; a failed resources or prompts listing (a server that
+// advertises the capability but does not implement the method) leaves that
+// part empty with a note.
+func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListReply, resources [][]json.RawMessage) {
+	if s.refresh != r {
+		return
+	}
+	what := map[string]string{"tools/list": "tools", "resources/list": "resources", "resources/templates/list": "resources", "prompts/list": "prompts"}[step.method]
+	if lr.Err != nil {
+		if step.method == "tools/list" || lr.Err.Kind != messages.KindRPC {
+			s.completeRefresh(r, lr.Err)
+			return
+		}
+		r.notes = append(r.notes, step.method+" failed: "+lr.Err.Message)
+		s.nextStep(r, resources)
+		return
+	}
+	switch step.method {
+	case "tools/list":
+		if err := catalog.CheckList(what, lr.Items); err != nil {
+			e := messages.Errorf(messages.KindProtocol, s.cfg.Name, "%s", err)
+			s.env.catalog.setFailed(s.cfg.Name, e)
+			s.completeRefresh(r, e)
+			return
+		}
+		r.entry.Tools = catalog.ParseTools(lr.Items)
+	case "resources/list":
+		r.entry.Resources = catalog.ParseResources(lr.Items)
+		resources = append(resources, lr.Items)
+	case "resources/templates/list":
+		resources = append(resources, lr.Items)
+		if err := catalog.CheckList(what, resources...); err != nil {
+			r.entry.Resources = nil
+			r.notes = append(r.notes, err.Error())
+		} else {
+			r.entry.ResourceTemplates = catalog.ParseResourceTemplates(lr.Items)
+		}
+	case "prompts/list":
+		if err := catalog.CheckList(what, lr.Items); err != nil {
+			r.notes = append(r.notes, err.Error())
+		} else {
+			r.entry.Prompts = catalog.ParsePrompts(lr.Items)
+		}
+	}
+	s.nextStep(r, resources)
+}
+
+// completeRefresh publishes a finished listing and answers its waiters.
+func (s *serverActor) completeRefresh(r *refreshRun, err *messages.Error) {
+	s.refresh = nil
+	if r.again && s.life.Connected(r.gen) && !s.closed {
+		defer s.joinRefresh(r.gen, true, 0, func(*messages.Error) {})
+	}
+	if err == nil {
+		now := s.now()
+		s.catGen = r.gen
+		s.tools = len(r.entry.Tools)
+		s.env.catalog.setLive(s.cfg.Name, r.entry, r.notes, now)
+		if s.env.cache != nil && s.cfg.CacheKey != "" {
+			s.env.cache.write(s.cfg.Name, s.cfg.CacheKey, r.entry, now)
+		}
+	}
+	for _, w := range r.waiters {
+		w.reply(err)
+	}
+}
+
+// catalogChanged handles notifications/{tools,resources,prompts}/list_changed:
+// the catalog is stale, and is listed again at once when its connection is
+// up.
+func (s *serverActor) catalogChanged(gen uint64) {
+	s.catStale = true
+	s.env.catalog.markStale(s.cfg.Name)
+	if r := s.refresh; r != nil && r.gen == gen {
+		r.again = true
+		return
+	}
+	if s.life.Connected(gen) && !s.closed {
+		s.joinRefresh(gen, true, 0, func(*messages.Error) {})
+	}
+}

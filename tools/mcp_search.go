@@ -1,0 +1,214 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mcprt/mcprt/catalog"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// Search paging defaults.
+const (
+	defaultLimit      = 12
+	searchDescription = 120
+)
+
+// search is the search mode: ranked (or, with regex, matched) tools over
+// every server's catalog (cache included), never connecting anything.
+func (m *MCP) search(ctx context.Context, a mcpArgs) Result {
+	q := strings.TrimSpace(*a.Search)
+	if a.Server != "" {
+		if _, ok := m.cfg.byName[a.Server]; !ok {
+			return failure(messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured", quote(a.Server)))
+		}
+	}
+	if q == "" {
+		if a.Server != "" {
+			return m.list(ctx, a.Server)
+		}
+		return failure(messages.Errorf(messages.KindInvalidArgs, "", `search needs words, e.g. {"search": "read file"}`))
+	}
+	limit, offset := defaultLimit, 0
+	if a.Limit != nil && *a.Limit > 0 {
+		limit = *a.Limit
+	}
+	if a.Offset != nil && *a.Offset > 0 {
+		offset = *a.Offset
+	}
+	v := m.view()
+	ix := v.searchIndex(m.cfg)
+	var keep func(int) bool
+	if a.Server != "" {
+		keep = func(i int) bool { return v.entries[i].Server == a.Server }
+	}
+	var hits []catalog.Hit
+	if a.Regex {
+		if len(q) > catalog.MaxRegexLen {
+			return failure(messages.Errorf(messages.KindInvalidArgs, "", "a regular expression may have at most %d characters", catalog.MaxRegexLen))
+		}
+		re, err := regexp.Compile(q)
+		if err != nil {
+			return failure(messages.Errorf(messages.KindInvalidArgs, "", "not a valid regular expression (RE2 syntax)"))
+		}
+		hits = ix.Regex(re, keep)
+	} else {
+		hits = ix.Search(q, keep)
+	}
+	total := len(hits)
+	page := hits[min(offset, total):min(offset+limit, total)]
+	if total == 0 {
+		text := fmt.Sprintf("No tools match %s.", quote(q))
+		if unknown := m.unlisted(v, a.Server); len(unknown) > 0 {
+			text += " Not listed yet (connect them to search their tools): " + strings.Join(unknown, ", ") + "."
+		}
+		return Result{Text: text, Details: map[string]any{"matches": []any{}, "count": 0, "hasMore": false, "query": q}}
+	}
+	schemas := a.IncludeSchemas == nil || *a.IncludeSchemas
+	lines := []string{fmt.Sprintf("Found %d tools matching %s:", total, quote(q))}
+	matches := make([]map[string]any, 0, len(page))
+	for _, h := range page {
+		e := &v.entries[h.Doc]
+		lines = append(lines, fmt.Sprintf("- %s (%s)%s", m.callName(v, e), e.Server, shortDescription(e.Description(), searchDescription)))
+		if schemas && e.Tool != nil {
+			if p := renderParameters(e.Tool.InputSchema, "    "); p != "" {
+				lines = append(lines, "  Parameters:\n"+p)
+			}
+		}
+		matches = append(matches, map[string]any{"server": e.Server, "tool": e.Name, "score": h.Score})
+	}
+	details := map[string]any{"matches": matches, "count": total, "hasMore": offset+len(page) < total, "query": q}
+	if offset+len(page) < total {
+		next := offset + len(page)
+		lines = append(lines, fmt.Sprintf("%d-%d of %d — offset: %d for more", offset+1, next, total, next))
+		details["nextOffset"] = next
+	}
+	return Result{Text: strings.Join(lines, "\n"), Details: details}
+}
+
+// unlisted names the enabled servers (of one, when server is set) whose
+// tools are not known yet.
+func (m *MCP) unlisted(v *view, server string) []string {
+	var out []string
+	for _, s := range m.cfg.order {
+		if (server == "" || s == server) && !m.cfg.byName[s].Disabled && !v.snap.Server(s).Known() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// callName is the name to call an entry by through the proxy: its own
+// name when that is unambiguous, else server_name.
+func (m *MCP) callName(v *view, e *entry) string {
+	if len(v.byName[e.Name]) == 1 {
+		return e.Name
+	}
+	return e.Server + "_" + e.Name
+}
+
+// describe is the describe mode: one tool's description and parameters,
+// from the catalog (cache included), never connecting anything.
+func (m *MCP) describe(name string) Result {
+	e, err, ok := m.match(context.Background(), name, false)
+	if ok && err != nil {
+		return failure(err)
+	}
+	if !ok {
+		msg := "no known tool is named " + quote(name)
+		res := failure(messages.Errorf(messages.KindToolNotFound, "", "%s", msg))
+		if sugg := m.suggest(name, 5); len(sugg) > 0 {
+			res.Text += "\nDid you mean:\n- " + strings.Join(sugg, "\n- ")
+			res.Details["suggestions"] = sugg
+		}
+		if unknown := m.unlisted(m.view(), ""); len(unknown) > 0 {
+			res.Text += "\nNot listed yet: " + strings.Join(unknown, ", ")
+		}
+		return res
+	}
+	lines := []string{m.callName(m.view(), e), "Server: " + e.Server}
+	details := map[string]any{"server": e.Server, "tool": e.Name}
+	if e.Resource != nil {
+		lines = append(lines, "Type: Resource ("+e.Resource.URI+")")
+		details["uri"] = e.Resource.URI
+	}
+	if d := strings.TrimSpace(e.Description()); d != "" {
+		lines = append(lines, "", d)
+	}
+	if e.Tool != nil {
+		if p := renderParameters(e.Tool.InputSchema, "  "); p != "" {
+			lines = append(lines, "", "Parameters:", p)
+		} else {
+			lines = append(lines, "", "Parameters: none")
+		}
+		details["inputSchema"] = e.Tool.InputSchema
+		if len(e.Tool.OutputSchema) > 0 {
+			details["outputSchema"] = e.Tool.OutputSchema
+		}
+	}
+	return Result{Text: strings.Join(lines, "\n"), Details: details}
+}
+
+// suggest returns up to n known tool names close to name: names that
+// contain it or that it contains first, then the smallest edit distances.
+func (m *MCP) suggest(name string, n int) []string {
+	v := m.view()
+	norm := normalize(name)
+	type cand struct {
+		name string
+		dist int
+	}
+	var cands []cand
+	seen := map[string]bool{}
+	for i := range v.entries {
+		e := &v.entries[i]
+		cn := m.callName(v, e)
+		if seen[cn] {
+			continue
+		}
+		seen[cn] = true
+		en := normalize(e.Name)
+		d := editDistance(norm, en)
+		if strings.Contains(en, norm) || strings.Contains(norm, en) {
+			d = 0
+		}
+		if d <= max(2, len(norm)/2) {
+			cands = append(cands, cand{cn, d})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].dist != cands[j].dist {
+			return cands[i].dist < cands[j].dist
+		}
+		return cands[i].name < cands[j].name
+	})
+	out := make([]string, 0, n)
+	for _, c := range cands[:min(n, len(cands))] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of two strings, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,67 @@
+package tools
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mcprt/mcprt/config"
+)
+
+// Output limits (seed 003), configurable in settings.output.
+const (
+	DefaultMaxTextBytes    = 24 << 10
+	DefaultMaxLines        = 1000
+	DefaultMaxDetailsBytes = 16 << 10
+	// MaxImages is how many images one result passes through.
+	MaxImages = 4
+	// MaxImageBytes bounds one image passed through.
+	MaxImageBytes = 4 << 20
+)
+
+// supportedImage are the image types passed through to the model.
+var supportedImage = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// Image is an image a result passes to the model.
+type Image struct {
+	MimeType string `json:"mimeType"`
+	// Data is base64, as the server sent it.
+	Data string `json:"data"`
+}
+
+type outputLimits struct{ maxText, maxLines, maxDetails int }
+
+func limitsFrom(o *config.OutputLimits) outputLimits {
+	l := outputLimits{DefaultMaxTextBytes, DefaultMaxLines, DefaultMaxDetailsBytes}
+	if o == nil {
+		return l
+	}
+	if o.MaxTextBytes != nil && *o.MaxTextBytes > 0 {
+		l.maxText = *o.MaxTextBytes
+	}
+	if o.MaxLines != nil && *o.MaxLines > 0 {
+		l.maxLines = *o.MaxLines
+	}
+	if o.MaxDetailsBytes != nil && *o.MaxDetailsBytes > 0 {
+		l.maxDetails = *o.MaxDetailsBytes
+	}
+	return l
+}
+
+// saveFull writes a full result to result.json (mode 0600) in a new
+// private temporary directory (mode 0700) and returns its path. Nothing
+// removes it: it may hold sensitive data, and the preview points at it.
+func saveFull(raw []byte) (string, error) {
+	dir, err := os.MkdirTemp("", "mcprt-result-")
+	if err != nil {
+		return "", fmt.Errorf("tools: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return "", fmt.Errorf("tools: %w", err)
+	}
+	path := filepath.Join(dir, "result.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		return "", fmt.Errorf("tools: %w", err)
+	}
+	return path, nil
+}

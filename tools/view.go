@@ -1,0 +1,142 @@
+package tools
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcprt/mcprt/actors"
+	"github.com/mcprt/mcprt/catalog"
+	"github.com/mcprt/mcprt/config"
+)
+
+// entry is one tool the runtime exposes: a server's tool, or one of its
+// resources as a read_<name> tool, after includeTools/excludeTools.
+type entry struct {
+	Server string
+	// Name is the tool's name on its server (for a resource tool, its
+	// read_<name>).
+	Name string
+	// Prefixed is the name with the server's prefix (the direct-tool name
+	// before collision handling), which filters and resolution also match.
+	Prefixed string
+	Tool     *catalog.Tool     // nil for a resource tool
+	Resource *catalog.Resource // set for a resource tool
+}
+
+// Description returns the tool's description (a resource's for a resource
+// tool).
+func (e *entry) Description() string {
+	if e.Resource != nil {
+		d := "Read the resource " + e.Resource.URI
+		if e.Resource.Description != "" {
+			d += ": " + e.Resource.Description
+		}
+		return d
+	}
+	return e.Tool.Description
+}
+
+// view is what the tools see of one catalog snapshot: the exposed tools of
+// every server, with name indexes and (built on first search) the search
+// index. It is immutable; a new one is built when the catalog changes.
+type view struct {
+	version  uint64
+	snap     *actors.Snapshot
+	entries  []entry
+	byServer map[string][]int
+	byName   map[string][]int // exact name → entries, by server order
+	byNorm   map[string][]int // catalog.NormalizeName(name) → entries
+
+	indexOnce sync.Once
+	index     *catalog.Index
+}
+
+// servers is the configuration the tools need, by server name.
+type servers struct {
+	order  []string
+	byName map[string]config.Server
+	set    config.Settings
+}
+
+func (s *servers) prefixMode(name string) string {
+	if p := s.byName[name].ToolPrefix; p != "" {
+		return p
+	}
+	if s.set.ToolPrefix != "" {
+		return s.set.ToolPrefix
+	}
+	return catalog.PrefixServer
+}
+
+// views memoises the view of the latest catalog snapshot.
+type views struct {
+	cur atomic.Pointer[view]
+}
+
+// get returns the view of the current snapshot, building it if the catalog
+// changed since the last one.
+func (vs *views) get(sys *actors.System, cfg *servers) *view {
+	snap := sys.Catalog().Snapshot()
+	if v := vs.cur.Load(); v != nil && v.version == snap.Version {
+		return v
+	}
+	v := buildView(snap, cfg)
+	vs.cur.Store(v)
+	return v
+}
+
+func buildView(snap *actors.Snapshot, cfg *servers) *view {
+	v := &view{version: snap.Version, snap: snap, byServer: map[string][]int{}, byName: map[string][]int{}, byNorm: map[string][]int{}}
+	for _, name := range cfg.order {
+		sc := cfg.byName[name]
+		c := snap.Server(name)
+		if !c.Known() || sc.Disabled {
+			continue
+		}
+		mode := cfg.prefixMode(name)
+		add := func(e entry) {
+			if !catalog.Exposed(sc.IncludeTools, sc.ExcludeTools, e.Name, e.Prefixed) {
+				return
+			}
+			i := len(v.entries)
+			v.entries = append(v.entries, e)
+			v.byServer[name] = append(v.byServer[name], i)
+			v.byName[e.Name] = append(v.byName[e.Name], i)
+			n := catalog.NormalizeName(e.Name)
+			v.byNorm[n] = append(v.byNorm[n], i)
+		}
+		for i := range c.Tools {
+			t := &c.Tools[i]
+			prefixed, _ := catalog.DirectName(name, mode, t.Name)
+			add(entry{Server: name, Name: t.Name, Prefixed: prefixed, Tool: t})
+		}
+		if catalog.ExposesResources(sc) {
+			for i := range c.Resources {
+				r := &c.Resources[i]
+				rn := catalog.ResourceToolName(r.Name)
+				prefixed, _ := catalog.DirectName(name, mode, rn)
+				add(entry{Server: name, Name: rn, Prefixed: prefixed, Resource: r})
+			}
+		}
+	}
+	return v
+}
+
+// searchIndex returns the view's search index, building it once.
+func (v *view) searchIndex(cfg *servers) *catalog.Index {
+	v.indexOnce.Do(func() {
+		docs := make([]catalog.Doc, len(v.entries))
+		for i := range v.entries {
+			e := &v.entries[i]
+			docs[i] = catalog.Doc{Server: e.Server, Name: e.Name, Description: e.Description(), Keywords: cfg.byName[e.Server].SearchKeywords}
+		}
+		v.index = catalog.NewIndex(docs)
+	})
+	return v.index
+}
+
+// count returns how many tools server exposes, and whether its catalog is
+// known at all.
+func (v *view) count(server string) (int, bool) {
+	return len(v.byServer[server]), v.snap.Server(server).Known()
+}
