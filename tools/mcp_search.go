@@ -68,7 +68,7 @@ func (m *MCP) search(ctx context.Context, a mcpArgs) Result {
 		return Result{Text: text, Details: map[string]any{"matches": []any{}, "count": 0, "hasMore": false, "query": q}}
 	}
 	schemas := a.IncludeSchemas == nil || *a.IncludeSchemas
-	lines := []string{fmt.Sprintf("Found %d tools matching %s:", total, quote(q))}
+	lines := []string{fmt.Sprintf("Found %d %s matching %s:", total, plural(total, "tool"), quote(q))}
 	matches := make([]map[string]any, 0, len(page))
 	for _, h := range page {
 		e := &v.entries[h.Doc]
@@ -119,8 +119,12 @@ func (m *MCP) describe(name string) Result {
 	}
 	if !ok {
 		msg := "no known tool is named " + quote(name)
+		sugg := m.suggest(name, 5)
+		if len(sugg) > 0 {
+			msg += "; did you mean " + strings.Join(sugg, ", ") + "?"
+		}
 		res := failure(messages.Errorf(messages.KindToolNotFound, "", "%s", msg))
-		if sugg := m.suggest(name, 5); len(sugg) > 0 {
+		if len(sugg) > 0 {
 			res.Text += "\nDid you mean:\n- " + strings.Join(sugg, "\n- ")
 			res.Details["suggestions"] = sugg
 		}
@@ -211,4 +215,12 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// plural returns word for one, word+"s" otherwise.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }

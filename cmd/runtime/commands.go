@@ -67,7 +67,7 @@ func statusCmd(g *globals) *cobra.Command {
 
 func listCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use: "list [SERVER]", Short: "list a server's tools (connecting it)", Args: cobra.MaximumNArgs(1),
+		Use: "list [SERVER]", Short: "list a server's tools, templates and prompts (from the cache, else connecting it)", Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
 				server := ""
@@ -122,25 +122,11 @@ func toolCmd(g *globals) *cobra.Command {
 
 func connectCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use: "connect SERVER", Short: "connect (or reconnect) a server and list its tools", Args: cobra.ExactArgs(1),
+		Use: "connect SERVER", Short: "connect (or reconnect) a server, list its catalog and cache it", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
-				info, err := rt.Connect(cmd.Context(), args[0], true)
-				if err != nil {
-					return failed(err.Error())
-				}
-				if !g.json {
-					fmt.Fprintf(g.stdout, "connected to %s (%s, protocol %s, %s)\n", args[0], orUnknown(info.Name), info.ProtocolVersion, info.Transport)
-				}
-				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(map[string]any{"server": args[0]}))
+				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(map[string]any{"connect": args[0]}))
 			})
 		},
 	}
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unnamed server"
-	}
-	return s
 }

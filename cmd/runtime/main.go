@@ -89,6 +89,7 @@ func newRoot(g *globals) *cobra.Command {
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log diagnostics to stderr")
 	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g))
 	root.AddCommand(configCommands(g)...)
+	root.AddCommand(proxyCommands(g)...)
 	return root
 }
 
