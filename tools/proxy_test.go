@@ -157,7 +157,9 @@ func TestFiltersAndResourceTools(t *testing.T) {
 		tools:     []string{tool("get_page", "Get a page"), tool("get_secret", "Get a secret"), tool("put_page", "Put a page")},
 		resources: []string{`{"uri":"mem://guide","name":"Guide","description":"The guide"}`, `{"uri":"mem://hidden","name":"hidden"}`},
 		templates: []string{`{"uriTemplate":"mem://page/{id}","name":"page"}`},
-		read:      func(uri string) json.RawMessage { return json.RawMessage(`{"contents":[{"uri":"` + uri + `","text":"guide text"}]}`) },
+		read: func(uri string) json.RawMessage {
+			return json.RawMessage(`{"contents":[{"uri":"` + uri + `","text":"guide text"}]}`)
+		},
 	}}
 	cfg := named("docs")
 	cfg[0].IncludeTools = []string{"get_*", "read_*"}
