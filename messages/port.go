@@ -105,6 +105,9 @@ type Op struct {
 	// Params is the params member (nil for none). The port may add the
 	// 2026-07-28 _meta envelope; it never rewrites anything else.
 	Params json.RawMessage
+	// Stream, when set, makes the request a stream: its correlated
+	// notifications go to Stream.Sink (see StreamSpec) until its OpResult.
+	Stream *StreamSpec
 }
 
 // OpResult is the outcome of one Op.
@@ -122,6 +125,9 @@ type OpResult struct {
 	// it again on another connection; that is not a retry, since the server
 	// never saw it.
 	NotSent bool
+	// ServerCancelled is set (with no Result and no Err) when the server
+	// ended a stream by sending notifications/cancelled for it.
+	ServerCancelled bool
 }
 
 // ConnNotification is a server-to-client notification the port did not
@@ -140,4 +146,7 @@ type ConnClosed struct {
 	Server string
 	Gen    uint64
 	Err    *Error
+	// LateFrames counts stream notifications that arrived after their
+	// stream had ended and were dropped.
+	LateFrames uint64
 }

@@ -40,6 +40,8 @@ type conn struct {
 	ids      *idSource
 	sess     *session
 
+	router *router // streams' notifications, by request id
+
 	ctx    context.Context // the connection's lifetime
 	cancel context.CancelFunc
 
@@ -75,6 +77,11 @@ type opState struct {
 	cancel  context.CancelFunc
 	aborted bool // guarded by conn.mu
 	reqID   mcp.RequestId
+	// serverCancelled: the server sent notifications/cancelled for this
+	// stream; guarded by conn.mu.
+	serverCancelled bool
+	// sent reports a stream's request written (nil for plain requests).
+	sent func()
 
 	// stdio and sockets only (see startLine):
 	key     string     // reqID as the line codec keys it
@@ -92,9 +99,10 @@ func newConn(d *Dialer, req messages.DialRequest, sink messages.Sink, dialCtx co
 	return &conn{
 		connInfo: connInfo{server: req.Server, field: field, secrets: secretsOf(req.Endpoint)},
 		d:        d, gen: req.Gen, sink: sink, endpoint: req.Endpoint,
-		ids:  &idSource{prefix: req.IDPrefix},
-		sess: &session{client: mcp.Implementation{Name: req.ClientName, Version: req.ClientVersion}},
-		ctx:  ctx, cancel: cancel,
+		ids:    &idSource{prefix: req.IDPrefix},
+		router: newRouter(req.IDPrefix + "-"),
+		sess:   &session{client: mcp.Implementation{Name: req.ClientName, Version: req.ClientVersion}},
+		ctx:    ctx, cancel: cancel,
 		ops: make(map[messages.OpID]*opState), work: make(chan func()),
 	}
 }
@@ -113,6 +121,9 @@ func (c *conn) Send(op messages.Op) {
 	c.ops[op.ID] = st
 	c.opsWG.Add(1)
 	c.mu.Unlock()
+	if op.Stream != nil {
+		c.openStream(op, st) // routed before the request can be written
+	}
 	if c.lc != nil {
 		c.startLine(op, st)
 		return
@@ -123,6 +134,9 @@ func (c *conn) Send(op messages.Op) {
 // complete reports a request's outcome and forgets it.
 func (c *conn) complete(op messages.Op, st *opState, res messages.OpResult) {
 	st.cancel()
+	if op.Stream != nil {
+		c.router.unregister(st.reqID.Value().(string))
+	}
 	c.mu.Lock()
 	delete(c.ops, op.ID)
 	c.mu.Unlock()
@@ -175,7 +189,7 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 	if perr != nil {
 		return messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: perr}
 	}
-	slot := &statusSlot{}
+	slot := &statusSlot{sent: st.sent}
 	resp, err := c.tr.SendRequest(withSlot(ctx, slot), req)
 	res := c.outcome(op, st, resp, err, slot)
 	if res.Err != nil && res.Err.Kind == messages.KindAborted {
@@ -238,6 +252,9 @@ func (c *conn) written(op messages.Op, st *opState, onWorker bool) {
 	st.written = true
 	aborted := st.aborted
 	c.mu.Unlock()
+	if st.sent != nil {
+		st.sent()
+	}
 	if !aborted || !c.lc.abandon(st.key) {
 		return
 	}
@@ -253,9 +270,11 @@ func (c *conn) written(op messages.Op, st *opState, onWorker bool) {
 func (c *conn) outcome(op messages.Op, st *opState, resp *transport.JSONRPCResponse, err error, slot *statusSlot) messages.OpResult {
 	res := messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID}
 	c.mu.Lock()
-	aborted, closing, ended := st.aborted, c.closing, c.ended
+	aborted, closing, ended, serverCancelled := st.aborted, c.closing, c.ended, st.serverCancelled
 	c.mu.Unlock()
 	switch {
+	case serverCancelled && (err != nil || resp == nil):
+		res.ServerCancelled = true
 	case err == nil && resp.Error != nil:
 		res.Err = c.rpcError(resp.Error)
 	case err == nil:
@@ -282,6 +301,11 @@ func (c *conn) outcome(op messages.Op, st *opState, resp *transport.JSONRPCRespo
 // server is gone (refused, session ended, stream broke) also ends the
 // connection, so the next call reconnects instead of failing the same way.
 func (c *conn) opError(err error, slot *statusSlot) *messages.Error {
+	if slot != nil && slot.eof.Load() && slot.status.Load() < 400 {
+		// The server ended this response stream without a result: this
+		// request failed, the connection is fine.
+		return messages.Errorf(messages.KindDisconnected, c.server, "the server ended the response stream without a result")
+	}
 	if s := slot.status.Load(); s >= 400 {
 		err = fmt.Errorf("%w: %w", &statusError{int(s)}, err)
 	}
@@ -359,7 +383,7 @@ func (c *conn) shutdown(reason *messages.Error) {
 		}
 		c.noteMu.Lock() // a late notification from an HTTP reader is dropped
 		c.noteState = notesClosed
-		c.sink(messages.ConnClosed{Server: c.server, Gen: c.gen, Err: reason})
+		c.sink(messages.ConnClosed{Server: c.server, Gen: c.gen, Err: reason, LateFrames: c.router.late.Load()})
 		c.noteMu.Unlock()
 	})
 }

@@ -68,6 +68,9 @@ const maxEarly = 256
 // onNotification forwards a server notification to the sink, holding it
 // back until the DialResult has been delivered.
 func (c *conn) onNotification(method string, params json.RawMessage) {
+	if c.router.claim(method, params) {
+		return // a stream's frame (or a late one): not for normal handling
+	}
 	n := messages.ConnNotification{Server: c.server, Gen: c.gen, Method: method, Params: params}
 	c.noteMu.Lock()
 	defer c.noteMu.Unlock()
@@ -209,8 +212,14 @@ func (c *conn) withStatus(err error) error {
 	return err
 }
 
-// statusSlot receives the HTTP status of one request's exchange.
-type statusSlot struct{ status atomic.Int32 }
+// statusSlot receives what the HTTP layer learns about one request's
+// exchange: its status, that it went out (sent, called once the response
+// begins), and whether its response stream ended cleanly (eof).
+type statusSlot struct {
+	status atomic.Int32
+	eof    atomic.Bool
+	sent   func()
+}
 
 type statusKey struct{}
 

@@ -1,10 +1,10 @@
 package transports
 
 import (
+	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
-	"sync"
 	"sync/atomic"
 )
 
@@ -20,6 +20,10 @@ type limitedTransport struct {
 
 	lastStatus atomic.Int32 // status of the most recent response
 	violation  atomic.Bool  // some body broke the frame limit
+	// claim, when set, offers every notification read from an SSE body to
+	// the connection's stream router; claimed ones are removed from what
+	// mcp-go reads.
+	claim func(method string, params json.RawMessage) bool
 }
 
 func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -31,9 +35,13 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if slot, ok := req.Context().Value(statusKey{}).(*statusSlot); ok {
 		slot.status.Store(int32(resp.StatusCode))
 	}
+	slot, _ := req.Context().Value(statusKey{}).(*statusSlot)
+	if slot != nil && slot.sent != nil {
+		slot.sent() // the request is out: its response has begun
+	}
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if media == "text/event-stream" {
-		resp.Body = &sseLimitReader{rc: resp.Body, limit: MaxFrame + sseFraming, owner: t}
+		resp.Body = &sseTap{rc: resp.Body, limit: MaxFrame + sseFraming, owner: t, slot: slot}
 	} else {
 		resp.Body = &bodyLimitReader{rc: resp.Body, left: MaxFrame + 1, owner: t}
 	}
@@ -65,46 +73,3 @@ func (b *bodyLimitReader) Read(p []byte) (int, error) {
 }
 
 func (b *bodyLimitReader) Close() error { return b.rc.Close() }
-
-// sseLimitReader fails when one SSE event (the bytes between two blank
-// lines) grows past limit. It scans what passes through and keeps nothing.
-type sseLimitReader struct {
-	rc    io.ReadCloser
-	limit int
-	owner *limitedTransport
-
-	mu     sync.Mutex // Read and Close may race when a context ends
-	event  int        // bytes of the current event so far
-	atLine bool       // the previous byte ended a line
-	failed bool
-}
-
-func (s *sseLimitReader) Read(p []byte) (int, error) {
-	n, err := s.rc.Read(p)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.failed {
-		return 0, ErrFrameTooLarge
-	}
-	for _, c := range p[:n] {
-		switch c {
-		case '\n':
-			if s.atLine {
-				s.event = 0
-			}
-			s.atLine = true
-		case '\r':
-		default:
-			s.atLine = false
-		}
-		s.event++
-		if s.event > s.limit {
-			s.failed = true
-			s.owner.violation.Store(true)
-			return 0, ErrFrameTooLarge
-		}
-	}
-	return n, err
-}
-
-func (s *sseLimitReader) Close() error { return s.rc.Close() }

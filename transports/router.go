@@ -1,0 +1,128 @@
+package transports
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcprt/mcprt/messages"
+)
+
+// router is one connection's routing of stream notifications. A stream
+// registers its request id (a string with the connection's prefix) before
+// the request is written, so notifications the server sends before the
+// write returns are routed too. A notification whose method the stream
+// declared and whose params._meta carries the stream's id goes to that
+// stream only, decoded no further than finding the id; one carrying our
+// prefix but no live stream's id is a late frame of an ended stream and is
+// dropped and counted; everything else continues to normal handling.
+//
+// Concurrency: claim is called by the connection's readers (one for stdio
+// and sockets; one per response stream on HTTP) and register/unregister by
+// request goroutines; a mutex guards the table. Delivery to one stream is
+// in the order its frames were read.
+type router struct {
+	prefix string
+
+	mu     sync.Mutex
+	routes map[string]*route // by JSON-RPC id; guarded by mu
+
+	late atomic.Uint64
+}
+
+// route is one live stream.
+type route struct {
+	methods map[string]bool
+	deliver func(method string, params json.RawMessage)
+	// cancelled is called once if the server sends notifications/cancelled
+	// for the stream.
+	cancelled func()
+}
+
+func newRouter(prefix string) *router {
+	return &router{prefix: prefix, routes: map[string]*route{}}
+}
+
+func (r *router) register(id string, rt *route) {
+	r.mu.Lock()
+	r.routes[id] = rt
+	r.mu.Unlock()
+}
+
+func (r *router) unregister(id string) {
+	r.mu.Lock()
+	delete(r.routes, id)
+	r.mu.Unlock()
+}
+
+var subscriptionKey = []byte(`"` + messages.SubscriptionIDKey + `"`)
+
+// claim routes one notification and reports whether it was consumed (a
+// stream's frame, a late frame, or the server cancelling a stream).
+func (r *router) claim(method string, params json.RawMessage) bool {
+	if method == "notifications/cancelled" {
+		return r.serverCancelled(params)
+	}
+	if !bytes.Contains(params, subscriptionKey) {
+		return false // the common case for ordinary notifications: no decoding
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	id, ok := idString(p.Meta[messages.SubscriptionIDKey])
+	if !ok || !strings.HasPrefix(id, r.prefix) {
+		return false // not one of ours
+	}
+	r.mu.Lock()
+	rt := r.routes[id]
+	r.mu.Unlock()
+	if rt == nil {
+		r.late.Add(1)
+		return true
+	}
+	if !rt.methods[method] {
+		return false
+	}
+	rt.deliver(method, params)
+	return true
+}
+
+// serverCancelled handles notifications/cancelled from the server: for a
+// live stream of ours it ends the stream; anything else continues.
+func (r *router) serverCancelled(params json.RawMessage) bool {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	id, ok := idString(p.RequestID)
+	if !ok || !strings.HasPrefix(id, r.prefix) {
+		return false
+	}
+	r.mu.Lock()
+	rt := r.routes[id]
+	delete(r.routes, id)
+	r.mu.Unlock()
+	if rt != nil && rt.cancelled != nil {
+		rt.cancelled()
+	}
+	return true
+}
+
+// idString reads a JSON-RPC id that is a string (ours always are).
+func idString(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}

@@ -1,0 +1,154 @@
+package transports
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+)
+
+// sseTap reads an SSE body (a Streamable HTTP response stream or the legacy
+// transport's GET stream) event by event, between the network and mcp-go:
+//   - it bounds each event to limit bytes, failing the read with
+//     ErrFrameTooLarge as soon as one grows past it, without buffering more;
+//   - it offers every notification to the connection's stream router and
+//     removes those the router claims, so an extension stream's frames are
+//     decoded once, from the raw bytes, and never reach mcp-go's generic
+//     map-based notification path;
+//   - it records a clean end of the body in the request's statusSlot, which
+//     tells "the server ended this response without a result" from "the
+//     connection broke".
+//
+// It holds at most one event plus one network read.
+type sseTap struct {
+	rc    io.ReadCloser
+	limit int
+	owner *limitedTransport
+	slot  *statusSlot // nil for the legacy GET stream
+
+	mu   sync.Mutex // Read and Close may race when a context ends
+	in   []byte     // read, not yet split into events
+	scan int        // in[:scan] holds no event end (resume point)
+	out  []byte     // ready for the caller
+	err  error      // sticky end of reading
+	buf  []byte
+}
+
+func (s *sseTap) Read(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.out) == 0 && s.err == nil {
+		if s.buf == nil {
+			s.buf = make([]byte, 32<<10)
+		}
+		n, err := s.rc.Read(s.buf)
+		s.in = append(s.in, s.buf[:n]...)
+		s.split()
+		if s.err != nil {
+			break
+		}
+		if len(s.in) > s.limit {
+			s.owner.violation.Store(true)
+			s.err = ErrFrameTooLarge
+			break
+		}
+		if err != nil {
+			if err == io.EOF && s.slot != nil {
+				s.slot.eof.Store(true)
+			}
+			s.out = append(s.out, s.in...) // an unfinished last event: mcp-go decides
+			s.in = nil
+			s.err = err
+		}
+	}
+	if len(s.out) > 0 {
+		n := copy(p, s.out)
+		s.out = s.out[n:]
+		return n, nil
+	}
+	return 0, s.err
+}
+
+func (s *sseTap) Close() error { return s.rc.Close() }
+
+// split moves every complete event from in to out, except those the router
+// claims.
+func (s *sseTap) split() {
+	for {
+		end := eventEnd(s.in, s.scan)
+		if end < 0 {
+			// Resume just before the end next time: a blank line may
+			// straddle two reads.
+			s.scan = max(0, len(s.in)-2)
+			return
+		}
+		s.scan = 0
+		if end > s.limit {
+			s.owner.violation.Store(true)
+			s.err = ErrFrameTooLarge
+			return
+		}
+		ev := s.in[:end]
+		if !s.claimed(ev) {
+			s.out = append(s.out, ev...)
+		}
+		s.in = s.in[end:]
+		if len(s.in) == 0 {
+			s.in = nil // let a large event's buffer go
+		}
+	}
+}
+
+// eventEnd returns the length of the first complete event in b (up to and
+// including the blank line that ends it), or -1; b[:from] is known to hold
+// no event end.
+func eventEnd(b []byte, from int) int {
+	for i := from; i < len(b); i++ {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		// b[i] ends a line; an empty next line ends the event.
+		k := i + 1
+		if k < len(b) && b[k] == '\r' {
+			k++
+		}
+		if k < len(b) && b[k] == '\n' {
+			return k + 1
+		}
+	}
+	return -1
+}
+
+var (
+	dataField       = []byte("data:")
+	cancelledMethod = []byte("notifications/cancelled")
+)
+
+// claimed reports whether the event is a notification the router took.
+func (s *sseTap) claimed(ev []byte) bool {
+	claim := s.owner.claim
+	if claim == nil || (!bytes.Contains(ev, subscriptionKey) && !bytes.Contains(ev, cancelledMethod)) {
+		return false
+	}
+	var data []byte
+	for _, line := range bytes.Split(ev, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if v, ok := bytes.CutPrefix(line, dataField); ok {
+			if len(data) > 0 {
+				data = append(data, '\n')
+			}
+			data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
+		}
+	}
+	var f struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(data, &f) != nil || f.Method == "" || (len(f.ID) > 0 && string(f.ID) != "null") {
+		return false
+	}
+	return claim(f.Method, f.Params)
+}
