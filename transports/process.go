@@ -57,6 +57,9 @@ type process struct {
 // startProcess spawns the endpoint's command with its own process group.
 func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, error) {
 	env := childEnv(ep, os.LookupEnv)
+	if node, args, ok := resolveNpx(ep.Command, ep.Args, env); ok {
+		ep.Command, ep.Args = node, args // the cached package's bin, without npm as its parent
+	}
 	path, err := lookPath(ep.Command, ep.Cwd, env)
 	if err != nil {
 		return nil, err
