@@ -44,11 +44,12 @@ var layers = map[string]layer{
 	"config":              {[]string{"messages", modHujson, modTOML}, "config is pure: no I/O beyond reading files, no actors, no transports"},
 	"eventstream":         {[]string{"messages", "clock", modLRU}, "eventstream is a pure state machine: no I/O, actors or transports"},
 	"supervisor":          {[]string{"messages", "clock", modBackoff}, "supervisor is a pure state machine: no I/O, actors or transports"},
+	"extension":           {[]string{"messages"}, "extension is pure: the protocol-extension API's decisions, no I/O, actors or transports"},
 	"catalog":             {[]string{"messages", "config", modJSONSchema, modFlock}, "catalog owns metadata and ranking: no actors, no transports"},
 	"transports":          {[]string{"messages", "clock", "config", modMCP}, "transports must not know actors, supervision or protoactor"},
-	"actors":              {[]string{"messages", "clock", "config", "eventstream", "supervisor", "catalog", "transports", modProtoactor, modBackoff, modLRU}, "actors may use every lower layer, never tools, the root package, cmd or demoserver"},
+	"actors":              {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", modProtoactor, modBackoff, modLRU}, "actors may use every lower layer, never tools, the root package, cmd or demoserver"},
 	"tools":               {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config"}, "tools talk to actors through typed messages; never to transports or protoactor"},
-	"":                    {[]string{"messages", "clock", "config", "eventstream", "supervisor", "catalog", "transports", "actors", "tools", modProtoactor}, "the root package is the embedding API over everything below it"},
+	"":                    {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", "actors", "tools", modProtoactor}, "the root package is the embedding API over everything below it"},
 	"demoserver":          {[]string{"messages", "clock", "internal/mcpline", modMCP, modFsnotify}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
 	"cmd/runtime":         {[]string{"", "demoserver", "messages", "clock", "config", modCobra, modShlex}, "cmd/runtime is wiring only"},
 	"internal/testserver": {[]string{"messages", "clock", "internal/mcpline", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
@@ -59,7 +60,7 @@ var layers = map[string]layer{
 }
 
 // pure packages are state machines: no goroutines, channels, locks or contexts.
-var pure = []string{"eventstream", "supervisor"}
+var pure = []string{"eventstream", "supervisor", "extension"}
 
 // goroutineOwners may contain go statements.
 var goroutineOwners = []string{"transports", "actors", "cmd/runtime", "demoserver", "internal/testserver", "internal/testenv", "internal/mcpline", "simtests"}
