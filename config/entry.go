@@ -1,12 +1,12 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"sort"
-
-	"github.com/mcprt/mcprt/messages"
+	"strings"
 )
 
 // knownFields are the server fields this version understands.
@@ -20,6 +20,13 @@ var knownFields = map[string]bool{
 	"exposeResources": true, "searchKeywords": true,
 }
 
+// templated are the fields whose strings are interpolated.
+var templated = map[string]bool{"command": true, "args": true, "env": true, "cwd": true, "url": true, "headers": true, "socket": true, "bearerToken": true}
+
+// secretFields hold values that are never shown, and that may be a
+// "!command" reference.
+var secretFields = map[string]bool{"env": true, "headers": true, "bearerToken": true}
+
 // entryParser decodes one server entry field by field, collecting issues
 // that name the field and never the value.
 type entryParser struct {
@@ -32,197 +39,298 @@ func (p *entryParser) fail(field, format string, args ...any) {
 	p.issues = append(p.issues, Issue{File: p.source, Server: p.name, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
-func (p *entryParser) str(field string, dst *string) {
-	if raw, ok := p.fields[field]; ok && json.Unmarshal(raw, dst) != nil {
-		p.fail(field, "must be a string")
+// decode unmarshals a present field into dst; it reports whether the field
+// was present and well-typed.
+func (p *entryParser) decode(field string, dst any, msg string) bool {
+	raw, ok := p.fields[field]
+	if !ok {
+		return false
 	}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) || json.Unmarshal(raw, dst) != nil {
+		p.fail(field, "%s", msg)
+		return false
+	}
+	return true
 }
 
-func (p *entryParser) strs(field string, dst *[]string) {
-	if raw, ok := p.fields[field]; ok && json.Unmarshal(raw, dst) != nil {
-		p.fail(field, "must be an array of strings")
-	}
+func (p *entryParser) str(field string, dst *string) bool {
+	return p.decode(field, dst, "must be a string")
 }
 
-func (p *entryParser) strMap(field string, dst *map[string]string) {
-	if raw, ok := p.fields[field]; ok && json.Unmarshal(raw, dst) != nil {
-		p.fail(field, "must be an object whose values are strings")
-	}
+func (p *entryParser) strs(field string, dst *[]string) bool {
+	return p.decode(field, dst, "must be an array of strings")
 }
 
-func (p *entryParser) boolean(field string, dst *bool) {
-	if raw, ok := p.fields[field]; ok && json.Unmarshal(raw, dst) != nil {
-		p.fail(field, "must be true or false")
-	}
+func (p *entryParser) strMap(field string, dst *map[string]string) bool {
+	return p.decode(field, dst, "must be an object whose values are strings")
 }
 
 // millis reads a deadline: an integer number of milliseconds from 1 to
 // 2,147,483,647.
 func (p *entryParser) millis(field string) *int64 {
-	raw, ok := p.fields[field]
-	if !ok {
+	var v int64
+	if !p.decode(field, &v, "must be an integer number of milliseconds from 1 to 2147483647") {
 		return nil
 	}
-	var v int64
-	if json.Unmarshal(raw, &v) != nil || v < 1 || v > 2147483647 {
+	if v < 1 || v > 2147483647 {
 		p.fail(field, "must be an integer number of milliseconds from 1 to 2147483647")
 		return nil
 	}
 	return &v
 }
 
-func parseEntry(raw json.RawMessage, source, name string) (Server, []Issue) {
-	p := &entryParser{source: source, name: name}
-	if err := json.Unmarshal(raw, &p.fields); err != nil || p.fields == nil {
-		p.fail("", "entry must be a JSON object")
-		return Server{}, p.issues
+// template checks the interpolation syntax of a templated string.
+func (p *entryParser) template(field, v string) {
+	if err := checkTemplate(v); err != nil {
+		p.fail(field, "%s", err.Error())
 	}
+}
+
+// secret checks a secret-capable value: "!command" is kept as is, "!!"
+// escapes a literal "!", anything else is a template.
+func (p *entryParser) secret(field, v string) {
+	switch {
+	case strings.HasPrefix(v, "!!"):
+		p.template(field, v[2:])
+	case strings.HasPrefix(v, "!"):
+		if strings.TrimSpace(v[1:]) == "" {
+			p.fail(field, "a value starting with ! must be followed by a command (use !! for a literal !)")
+		}
+	default:
+		p.template(field, v)
+	}
+}
+
+// parseEntry decodes an entry's fields into a Server and checks each field
+// on its own. The rules that involve the whole entry are in check.go.
+func parseEntry(fields map[string]json.RawMessage, source, name string) (Server, []Issue) {
+	p := &entryParser{source: source, name: name, fields: fields}
 	var unknown []string
-	for k := range p.fields {
+	for k := range fields {
 		if !knownFields[k] {
 			unknown = append(unknown, k)
 		}
 	}
 	sort.Strings(unknown)
 	for _, k := range unknown {
-		p.fail(k, "unknown field; the entry is not used (check its spelling)")
+		p.fail(fieldLabel(k), "%s", unknownFieldMessage(k))
 	}
 	s := Server{Name: name, Source: source}
-	var typ string
-	p.str("command", &s.Command)
-	p.strs("args", &s.Args)
-	p.strMap("env", &s.Env)
-	p.str("cwd", &s.Cwd)
-	p.str("url", &s.URL)
-	p.strMap("headers", &s.Headers)
-	p.str("socket", &s.Socket)
-	p.str("lifecycle", &s.Lifecycle)
-	p.str("protocolVersion", &s.ProtocolVersion)
+	if p.str("command", &s.Command) {
+		p.template("command", s.Command)
+		if s.Command == "" {
+			p.fail("command", "must not be empty")
+		}
+	}
+	if p.strs("args", &s.Args) {
+		for _, a := range s.Args {
+			p.template("args", a)
+		}
+	}
+	if p.strMap("env", &s.Env) {
+		for k, v := range s.Env {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				p.fail("env", "a variable name is empty or contains '=' or a NUL byte")
+			}
+			p.secret("env", v)
+		}
+	}
+	if p.str("cwd", &s.Cwd) {
+		p.template("cwd", s.Cwd)
+	}
+	if p.str("url", &s.URL) {
+		p.template("url", s.URL)
+		p.checkURL("url", s.URL)
+	}
+	if p.strMap("headers", &s.Headers) {
+		for k, v := range s.Headers {
+			if !validHeaderName(k) {
+				p.fail("headers", "a header name is not a valid HTTP header name")
+			}
+			if strings.ContainsAny(v, "\r\n\x00") {
+				p.fail("headers", "a header value contains a line break or NUL byte")
+			}
+			p.secret("headers", v)
+		}
+	}
+	if p.str("socket", &s.Socket) {
+		p.template("socket", s.Socket)
+		if s.Socket == "" {
+			p.fail("socket", "must not be empty")
+		}
+	}
+	p.enum("lifecycle", &s.Lifecycle, "lazy", "eager", "keep-alive", "lazy-keep-alive")
+	p.enum("protocolVersion", &s.ProtocolVersion, "auto", "2025-11-25", "2026-07-28")
+	p.enum("type", &s.Type, "stdio", "http", "streamable-http", "sse")
+	p.enum("auth", &s.Auth, "bearer", "oauth")
+	p.enum("toolPrefix", &s.ToolPrefix, "server", "short", "none", "mcp")
 	p.str("description", &s.Description)
-	p.str("type", &typ)
-	s.Type = typ
-	p.str("auth", &s.Auth)
-	p.str("bearerToken", &s.BearerToken)
-	p.str("bearerTokenEnv", &s.BearerTokenEnv)
-	p.str("toolPrefix", &s.ToolPrefix)
+	if p.str("bearerToken", &s.BearerToken) {
+		p.secret("bearerToken", s.BearerToken)
+	}
+	if p.str("bearerTokenEnv", &s.BearerTokenEnv) && !isIdent(s.BearerTokenEnv) {
+		p.fail("bearerTokenEnv", "must be the name of an environment variable (letters, digits and '_')")
+	}
 	p.strs("includeTools", &s.IncludeTools)
 	p.strs("excludeTools", &s.ExcludeTools)
 	p.strs("searchKeywords", &s.SearchKeywords)
-	if raw, ok := p.fields["exposeResources"]; ok {
-		var v bool
-		if json.Unmarshal(raw, &v) != nil {
-			p.fail("exposeResources", "must be true or false")
-		}
-		s.ExposeResources = &v
+	var b bool
+	if p.decode("exposeResources", &b, "must be true or false") {
+		s.ExposeResources = &b
 	}
-	if raw, ok := p.fields["directTools"]; ok {
+	p.decode("debug", &s.Debug, "must be true or false")
+	p.decode("disabled", &s.Disabled, "must be true or false (only true disables)")
+	if raw, ok := fields["directTools"]; ok {
 		var d DirectTools
-		if d.UnmarshalJSON(raw) != nil {
+		if d.UnmarshalJSON(raw) != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 			p.fail("directTools", "must be true, false or a list of tool names")
-		}
-		s.DirectTools = &d
-	}
-	if raw, ok := p.fields["oauth"]; ok {
-		var o OAuth
-		if strictDecode(raw, &o) != nil {
-			p.fail("oauth", "must be an object with grantType, clientId, clientSecret, scope, redirectUri, clientName and clientUri strings")
-		}
-		s.OAuth = &o
-	}
-	p.boolean("debug", &s.Debug)
-	if raw, ok := p.fields["disabled"]; ok {
-		var v bool
-		if json.Unmarshal(raw, &v) != nil {
-			p.fail("disabled", "must be true or false")
-		}
-		s.Disabled = v
-	}
-	if raw, ok := p.fields["idleTimeout"]; ok {
-		var v float64
-		if json.Unmarshal(raw, &v) != nil || v < 0 {
-			p.fail("idleTimeout", "must be a number of minutes, 0 or more (0 = never)")
 		} else {
-			s.IdleTimeout = &v
+			s.DirectTools = &d
+		}
+	}
+	p.oauth(&s)
+	var idle float64
+	if p.decode("idleTimeout", &idle, "must be a number of minutes, 0 or more (0 = never)") {
+		if idle < 0 || idle > 1e6 {
+			p.fail("idleTimeout", "must be a number of minutes from 0 (never) to 1000000")
+		} else {
+			s.IdleTimeout = &idle
 		}
 	}
 	s.RequestTimeoutMs = p.millis("requestTimeoutMs")
 	if t := p.millis("timeout"); t != nil {
-		if s.RequestTimeoutMs != nil {
+		if _, both := fields["requestTimeoutMs"]; both {
 			p.fail("timeout", "is a synonym of requestTimeoutMs; set only one of them")
 		}
 		s.RequestTimeoutMs = t
 	}
 	s.StartupTimeoutMs = p.millis("startupTimeoutMs")
 	s.CatalogTimeoutMs = p.millis("catalogTimeoutMs")
-	p.check(&s, typ)
+	endpoints := 0
+	for _, f := range []string{"command", "url", "socket"} {
+		if _, ok := fields[f]; ok {
+			endpoints++
+		}
+	}
+	if endpoints > 1 {
+		p.fail("", "command, url and socket are mutually exclusive; set exactly one of them")
+	}
+	_, hasToken := fields["bearerToken"]
+	if _, hasEnv := fields["bearerTokenEnv"]; hasToken && hasEnv {
+		p.fail("bearerTokenEnv", "set only one of bearerToken and bearerTokenEnv")
+	}
 	return s, p.issues
 }
 
-// check applies the rules that involve several fields.
-func (p *entryParser) check(s *Server, typ string) {
-	set := 0
-	for _, v := range []string{s.Command, s.URL, s.Socket} {
-		if v != "" {
-			set++
+// enum reads a string field that must be one of values.
+func (p *entryParser) enum(field string, dst *string, values ...string) {
+	if !p.str(field, dst) {
+		return
+	}
+	for _, v := range values {
+		if *dst == v {
+			return
 		}
 	}
-	if set != 1 {
-		p.fail("", "exactly one of command, url and socket must be set")
+	p.fail(field, "must be %s", orList(values))
+	*dst = ""
+}
+
+func orList(values []string) string {
+	if len(values) == 1 {
+		return values[0]
 	}
-	switch typ {
-	case "", "stdio", "http", "streamable-http", "sse":
-		if typ == "stdio" && s.Command == "" {
-			p.fail("type", "is stdio but no command is set")
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+}
+
+// oauthFields are the members of oauth.
+var oauthFields = []string{"grantType", "clientId", "clientSecret", "scope", "redirectUri", "clientName", "clientUri"}
+
+func (p *entryParser) oauth(s *Server) {
+	raw, ok := p.fields["oauth"]
+	if !ok {
+		return
+	}
+	members, err := objectMembers(raw, 0)
+	if err != nil {
+		p.fail("oauth", "must be an object with %s strings", orList(oauthFields))
+		return
+	}
+	sub := &entryParser{source: p.source, name: p.name, fields: map[string]json.RawMessage{}}
+	for _, m := range members {
+		known := false
+		for _, f := range oauthFields {
+			known = known || f == m.key
 		}
-		if (typ == "http" || typ == "streamable-http" || typ == "sse") && s.URL == "" {
-			p.fail("type", "is %s but no url is set", typ)
+		if !known {
+			p.fail("oauth."+fieldLabel(m.key), "unknown field; the oauth object takes %s", orList(oauthFields))
+			continue
 		}
-	default:
-		p.fail("type", "must be stdio, http, streamable-http or sse")
+		sub.fields[m.key] = m.value
 	}
-	switch s.Lifecycle {
-	case "", "lazy", "eager", "keep-alive", "lazy-keep-alive":
-	default:
-		p.fail("lifecycle", "must be lazy, eager, keep-alive or lazy-keep-alive")
+	o := &OAuth{}
+	sub.enum("grantType", &o.GrantType, "authorization_code", "client_credentials")
+	for f, dst := range map[string]*string{"clientId": &o.ClientID, "clientSecret": &o.ClientSecret, "scope": &o.Scope,
+		"redirectUri": &o.RedirectURI, "clientName": &o.ClientName, "clientUri": &o.ClientURI} {
+		sub.str(f, dst)
 	}
-	switch s.ProtocolVersion {
-	case "", messages.ProtocolAuto, messages.Protocol20251125, messages.Protocol20260728:
-	default:
-		p.fail("protocolVersion", "must be auto, 2025-11-25 or 2026-07-28")
+	if strings.HasPrefix(o.ClientSecret, "!") && !strings.HasPrefix(o.ClientSecret, "!!") && strings.TrimSpace(o.ClientSecret[1:]) == "" {
+		sub.fail("clientSecret", "a value starting with ! must be followed by a command (use !! for a literal !)")
 	}
-	if s.URL != "" {
-		u, err := url.Parse(s.URL)
-		switch {
-		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-			p.fail("url", "must be an absolute http or https URL")
-		case u.User != nil:
-			p.fail("url", "must not contain credentials; put them in headers")
+	if o.RedirectURI != "" {
+		u, err := url.Parse(o.RedirectURI)
+		if err != nil || u.Scheme != "http" || (u.Hostname() != "localhost" && u.Hostname() != "127.0.0.1" && u.Hostname() != "::1") || u.User != nil {
+			sub.fail("redirectUri", "must be an http://localhost (or 127.0.0.1) URL, with its port and path")
 		}
 	}
-	if len(s.Headers) > 0 && s.URL == "" {
-		p.fail("headers", "only apply to url servers")
-	}
-	switch s.Auth {
-	case "", "bearer", "oauth":
-	default:
-		p.fail("auth", "must be bearer or oauth")
-	}
-	if (s.Auth != "" || s.BearerToken != "" || s.BearerTokenEnv != "" || s.OAuth != nil) && s.URL == "" {
-		p.fail("", "auth, bearerToken, bearerTokenEnv and oauth only apply to url servers")
-	}
-	if s.OAuth != nil {
-		switch s.OAuth.GrantType {
-		case "", "authorization_code", "client_credentials":
-		default:
-			p.fail("oauth.grantType", "must be authorization_code or client_credentials")
+	if o.ClientURI != "" {
+		if u, err := url.Parse(o.ClientURI); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil {
+			sub.fail("clientUri", "must be an absolute http or https URL without credentials")
 		}
 	}
-	switch s.ToolPrefix {
-	case "", "server", "short", "none", "mcp":
-	default:
-		p.fail("toolPrefix", "must be server, short, none or mcp")
+	for _, is := range sub.issues {
+		is.Field = "oauth." + is.Field
+		p.issues = append(p.issues, is)
 	}
-	if (len(s.Env) > 0 || s.Cwd != "" || len(s.Args) > 0) && s.Command == "" {
-		p.fail("", "args, env and cwd only apply to command servers")
+	s.OAuth = o
+}
+
+// checkURL checks what can be checked of a URL before its variables are
+// known: with every variable standing in as a plain word, it must be an
+// absolute http or https URL without credentials or a fragment.
+func (p *entryParser) checkURL(field, raw string) {
+	if checkTemplate(raw) != nil {
+		return
 	}
+	if msg := urlProblem(placeholder(raw)); msg != "" {
+		p.fail(field, "%s", msg)
+	}
+}
+
+// urlProblem says what is wrong with a URL for an HTTP server, or "".
+func urlProblem(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		return "must be an absolute http or https URL"
+	case u.User != nil:
+		return "must not contain credentials (user:password@); put them in headers or bearerToken"
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return "must not contain a fragment (#...)"
+	}
+	return ""
+}
+
+// validHeaderName reports whether k is an HTTP token (RFC 9110).
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return true
 }

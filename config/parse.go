@@ -6,185 +6,267 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
-// File is one configuration: what a file holds, or an in-memory snapshot
-// given by an embedding host.
-type File struct {
-	MCPServers map[string]Server `json:"mcpServers"`
-	Settings   Settings          `json:"settings,omitempty"`
-	// Order lists MCPServers' names in file order; nil means sorted by name.
-	Order []string `json:"-"`
-}
+// Limits of one configuration (docs/config.md, "Limits").
+const (
+	// MaxFileSize bounds a configuration file.
+	MaxFileSize = 256 << 10
+	// MaxEntriesPerFile bounds the server entries of one file.
+	MaxEntriesPerFile = 128
+	// MaxEnabledServers bounds the enabled servers of the merged result.
+	MaxEnabledServers = 64
+)
 
-// Clone returns a deep copy, so a snapshot handed to one runtime can never
-// be changed through another.
-func (f File) Clone() File {
-	out := File{MCPServers: make(map[string]Server, len(f.MCPServers)), Settings: f.Settings, Order: append([]string(nil), f.Order...)}
-	for k, s := range f.MCPServers {
-		out.MCPServers[k] = s.clone()
-	}
-	out.Settings = f.Settings.clone()
-	return out
-}
-
-// Names returns the server names in file order (sorted when unknown).
-func (f File) Names() []string {
-	if len(f.Order) == len(f.MCPServers) {
-		return append([]string(nil), f.Order...)
-	}
-	names := make([]string, 0, len(f.MCPServers))
-	for n := range f.MCPServers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// Issue is one problem with a configuration. It never contains a value
-// from the configuration.
-type Issue struct {
-	File string // "" for in-memory configuration
-	// Server is the entry's name, or "#N" (its 1-based position) when the
-	// name itself is unusable.
-	Server  string
-	Field   string
-	Message string
-}
-
-// String renders the issue on one line.
-func (i Issue) String() string {
-	s := ""
-	if i.File != "" {
-		s = i.File + ": "
-	}
-	if i.Server != "" {
-		s += fmt.Sprintf("server %s: ", quoteName(i.Server))
-	}
-	if i.Field != "" {
-		s += "field " + i.Field + ": "
-	}
-	return s + i.Message
-}
-
-func quoteName(n string) string {
-	if len(n) > 0 && n[0] == '#' {
-		return "entry " + n
-	}
-	return fmt.Sprintf("%q", n)
-}
-
-// ErrSyntax marks a file that is not valid configuration JSON at all.
+// ErrSyntax marks a file that is not usable configuration at all: not JSON
+// (with comments), a root that is not an object, mcpServers or settings
+// that are not objects, imports that is not a list of strings, a
+// duplicate top-level key, or more than MaxEntriesPerFile entries.
 var ErrSyntax = errors.New("config: syntax error")
 
-// namePattern is what a server name may look like: it becomes part of tool
-// names, file names and status lines.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+// namePattern is what a server name may look like. Names become tool-name
+// prefixes, file names and status lines, so they are restricted to lower
+// case: "GitHub" and "github" would otherwise be two servers whose tools
+// and cache files clash on case-insensitive systems.
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
 
-// Parse reads one configuration file. A file that is not a JSON object with
-// an mcpServers object fails as a whole (with line and column); a bad entry
-// only drops that entry, reported as an Issue.
-func Parse(data []byte, source string) (File, []Issue, error) {
-	var root map[string]json.RawMessage
-	if err := json.Unmarshal(data, &root); err != nil {
-		return File{}, nil, syntaxError(data, source, err)
-	}
-	f := File{MCPServers: map[string]Server{}}
-	var issues []Issue
-	for key := range root {
-		switch key {
-		case "mcpServers", "settings", "$schema", "imports":
-		default:
-			issues = append(issues, Issue{File: source, Field: key, Message: "unknown top-level field (ignored)"})
-		}
-	}
-	sort.Slice(issues, func(i, j int) bool { return issues[i].Field < issues[j].Field })
-	if raw, ok := root["settings"]; ok {
-		if err := strictDecode(raw, &f.Settings); err != nil {
-			issues = append(issues, Issue{File: source, Field: "settings", Message: "must be an object with known settings of the right types (ignored)"})
-			f.Settings = Settings{}
-		}
-	}
-	raw, ok := root["mcpServers"]
-	if !ok {
-		return f, issues, nil
-	}
-	names, entries, err := orderedObject(raw)
-	if err != nil {
-		return File{}, nil, fmt.Errorf("%w: %s: mcpServers must be an object", ErrSyntax, source)
-	}
-	for i, name := range names {
-		pos := fmt.Sprintf("#%d", i+1)
-		if !namePattern.MatchString(name) {
-			issues = append(issues, Issue{File: source, Server: pos, Message: "invalid server name (use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit)"})
-			continue
-		}
-		if _, dup := f.MCPServers[name]; dup {
-			issues = append(issues, Issue{File: source, Server: pos, Message: "duplicate server name; the later entry is ignored"})
-			continue
-		}
-		s, entryIssues := parseEntry(entries[i], source, name)
-		if len(entryIssues) > 0 {
-			issues = append(issues, entryIssues...)
-			continue
-		}
-		f.MCPServers[name] = s
-		f.Order = append(f.Order, name)
-	}
-	return f, issues, nil
+// nameRule is how diagnostics describe namePattern.
+const nameRule = "invalid server name (use 1 to 64 lower-case letters, digits, '_', '-' or '.', starting with a letter or digit)"
+
+// ValidName reports whether name is a usable server name.
+func ValidName(name string) bool { return namePattern.MatchString(name) }
+
+// member is one key of a JSON object, in document order.
+type member struct {
+	key    string
+	value  json.RawMessage
+	offset int // byte offset of the key in the document
 }
 
-// orderedObject splits a JSON object into its keys (in order) and values.
-func orderedObject(raw json.RawMessage) ([]string, []json.RawMessage, error) {
+// layer is one configuration source, parsed and checked field by field but
+// not yet merged with the others.
+type layer struct {
+	path     string // the file; "" for in-memory configuration
+	dir      string // where relative cwd and socket paths resolve
+	entries  []entry
+	settings []member
+	imports  []string
+}
+
+// entry is one server entry of a layer.
+type entry struct {
+	name    string // "" when the name is unusable
+	pos     int    // 1-based position in the file's server object
+	fields  map[string]json.RawMessage
+	invalid bool // a field-level issue was reported
+}
+
+// standardize turns JSON with comments and trailing commas into JSON,
+// keeping every byte offset. Its error gives only a line and column.
+func standardize(data []byte, source string) ([]byte, error) {
+	std, err := hujson.Standardize(append([]byte(nil), data...))
+	if err == nil {
+		return std, nil
+	}
+	if m := lineCol.FindStringSubmatch(err.Error()); m != nil {
+		return nil, fmt.Errorf("%w: %s: invalid JSON at line %s, column %s", ErrSyntax, source, m[1], m[2])
+	}
+	return nil, fmt.Errorf("%w: %s: not valid JSON", ErrSyntax, source)
+}
+
+var lineCol = regexp.MustCompile(`line (\d+), column (\d+)`)
+
+// position renders a byte offset of data as "line L, column C".
+func position(data []byte, offset int) string {
+	offset = max(0, min(offset, len(data)))
+	line := 1 + bytes.Count(data[:offset], []byte("\n"))
+	col := 1 + offset - (bytes.LastIndexByte(data[:offset], '\n') + 1)
+	return "line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col)
+}
+
+// structureError is a fatal problem with a file's shape, located by line
+// and column.
+func structureError(data []byte, source string, offset int, what string) error {
+	return fmt.Errorf("%w: %s: %s (%s)", ErrSyntax, source, what, position(data, offset))
+}
+
+// objectMembers splits a JSON object into its members in order. It fails
+// on anything that is not an object, and on a duplicate key (reporting its
+// offset).
+func objectMembers(raw json.RawMessage, base int) ([]member, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, nil, errors.New("not an object")
+		return nil, errNotObject
 	}
-	var keys []string
-	var vals []json.RawMessage
+	var out []member
+	seen := map[string]bool{}
 	for dec.More() {
+		at := int(dec.InputOffset())
+		for at < len(raw) && strings.IndexByte(" \t\r\n,", raw[at]) >= 0 {
+			at++
+		}
+		at += base
 		t, err := dec.Token()
 		if err != nil {
-			return nil, nil, err
+			return nil, errNotObject
 		}
+		key, _ := t.(string)
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil, nil, err
+			return nil, errNotObject
 		}
-		keys, vals = append(keys, t.(string)), append(vals, v)
+		if seen[key] {
+			return out, &duplicateError{offset: at}
+		}
+		seen[key] = true
+		out = append(out, member{key: key, value: v, offset: at})
 	}
-	return keys, vals, nil
+	return out, nil
 }
 
-func strictDecode(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+var errNotObject = errors.New("not an object")
+
+type duplicateError struct{ offset int }
+
+func (e *duplicateError) Error() string { return "duplicate key" }
+
+// valueOffset finds where a member's value starts, for diagnostics.
+func valueOffset(data []byte, m member) int {
+	i := m.offset
+	for i < len(data) && data[i] != ':' {
+		i++
+	}
+	for i++; i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'); i++ {
+	}
+	return i
 }
 
-// syntaxError locates a JSON error by line and column, without quoting the
-// text around it.
-func syntaxError(data []byte, source string, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	offset := int64(-1)
+// rootOf parses a document's root object (JSON with comments).
+func rootOf(data []byte, source string) ([]byte, []member, error) {
+	std, err := standardize(data, source)
+	if err != nil {
+		return nil, nil, err
+	}
+	var whole json.RawMessage
+	if err := json.Unmarshal(std, &whole); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, nil, structureError(std, source, int(se.Offset), "invalid JSON")
+		}
+		return nil, nil, fmt.Errorf("%w: %s: not valid JSON", ErrSyntax, source)
+	}
+	start := len(std) - len(bytes.TrimLeft(std, " \t\r\n"))
+	members, err := objectMembers(std, 0)
+	var dup *duplicateError
 	switch {
-	case errors.As(err, &se):
-		offset = se.Offset
-	case errors.As(err, &te):
-		return fmt.Errorf("%w: %s: the file must hold a JSON object", ErrSyntax, source)
+	case errors.As(err, &dup):
+		return nil, nil, structureError(std, source, dup.offset, "a top-level key appears twice")
+	case err != nil:
+		return nil, nil, structureError(std, source, start, "the file must hold a JSON object")
 	}
-	if offset < 0 {
-		return fmt.Errorf("%w: %s: not valid JSON", ErrSyntax, source)
+	return std, members, nil
+}
+
+// parseLayer reads one native configuration file strictly.
+func parseLayer(data []byte, source, dir string) (layer, []Issue, error) {
+	std, root, err := rootOf(data, source)
+	if err != nil {
+		return layer{}, nil, err
 	}
-	line, col := 1, 1
-	for _, b := range data[:min(int(offset), len(data))] {
-		if b == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
+	l := layer{path: source, dir: dir}
+	var issues []Issue
+	for _, m := range root {
+		switch m.key {
+		case "$schema":
+		case "mcpServers":
+			entries, entryIssues, err := parseServers(m.value, source)
+			if err != nil {
+				return layer{}, nil, structureError(std, source, valueOffset(std, m), "mcpServers must be an object whose values are server entries")
+			}
+			if len(entries) > MaxEntriesPerFile {
+				return layer{}, nil, structureError(std, source, valueOffset(std, m), fmt.Sprintf("more than %d server entries", MaxEntriesPerFile))
+			}
+			l.entries, issues = entries, append(issues, entryIssues...)
+		case "settings":
+			s, err := objectMembers(m.value, valueOffset(std, m))
+			var dup *duplicateError
+			switch {
+			case errors.As(err, &dup):
+				return layer{}, nil, structureError(std, source, dup.offset, "a setting appears twice")
+			case err != nil:
+				return layer{}, nil, structureError(std, source, valueOffset(std, m), "settings must be an object")
+			}
+			l.settings = s
+		case "imports":
+			if json.Unmarshal(m.value, &l.imports) != nil || bytes.Equal(bytes.TrimSpace(m.value), []byte("null")) {
+				return layer{}, nil, structureError(std, source, valueOffset(std, m), "imports must be a list of host names")
+			}
+		default:
+			issues = append(issues, Issue{File: source, Field: fieldLabel(m.key), Message: "unknown top-level field (ignored; the file takes mcpServers, settings, imports and $schema)"})
 		}
 	}
-	return fmt.Errorf("%w: %s: invalid JSON at line %d, column %d", ErrSyntax, source, line, col)
+	return l, issues, nil
+}
+
+// parseServers reads the members of mcpServers into entries, checking each
+// field. A duplicate name invalidates that name.
+func parseServers(raw json.RawMessage, source string) ([]entry, []Issue, error) {
+	var issues []Issue
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil, errNotObject
+	}
+	var entries []entry
+	seen := map[string]int{}
+	for pos := 1; dec.More(); pos++ {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, nil, errNotObject
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return nil, nil, errNotObject
+		}
+		name, _ := t.(string)
+		e := entry{pos: pos}
+		if !namePattern.MatchString(name) {
+			issues = append(issues, Issue{File: source, Server: "#" + strconv.Itoa(pos), Message: nameRule})
+			entries = append(entries, entry{pos: pos, invalid: true})
+			continue
+		}
+		e.name = name
+		if first, dup := seen[name]; dup {
+			issues = append(issues, Issue{File: source, Server: name, Message: fmt.Sprintf("is declared twice (entries #%d and #%d); neither is used", first, pos)})
+			entries = append(entries, entry{name: name, pos: pos, invalid: true})
+			continue
+		}
+		seen[name] = pos
+		fields, fieldIssues := entryFields(v, source, name)
+		e.fields, e.invalid = fields, len(fieldIssues) > 0
+		issues = append(issues, fieldIssues...)
+		entries = append(entries, e)
+	}
+	return entries, issues, nil
+}
+
+// entryFields splits one entry into its fields and checks each.
+func entryFields(raw json.RawMessage, source, name string) (map[string]json.RawMessage, []Issue) {
+	members, err := objectMembers(raw, 0)
+	var dup *duplicateError
+	switch {
+	case errors.As(err, &dup):
+		return nil, []Issue{{File: source, Server: name, Message: "a field appears twice in the entry"}}
+	case err != nil:
+		return nil, []Issue{{File: source, Server: name, Message: "the entry must be a JSON object"}}
+	}
+	fields := make(map[string]json.RawMessage, len(members))
+	for _, m := range members {
+		fields[m.key] = m.value
+	}
+	_, issues := parseEntry(fields, source, name)
+	return fields, issues
 }

@@ -60,8 +60,16 @@ type Server struct {
 	// SearchKeywords are extra words search matches this server's tools by.
 	SearchKeywords []string `json:"searchKeywords,omitempty"`
 
-	// Source is the file the entry came from ("" for in-memory config).
+	// Source is the highest-precedence file that declares the server (""
+	// for in-memory configuration).
 	Source string `json:"source,omitempty"`
+	// Provenance maps each field set (by its JSON name; timeout is recorded
+	// as requestTimeoutMs) to the file it came from ("" for in-memory
+	// configuration). Set by Load and Parse.
+	Provenance map[string]string `json:"-"`
+
+	// endpoint is the resolved endpoint, set by Load and Parse.
+	endpoint *messages.Endpoint
 }
 
 // OAuth is a server's OAuth client configuration.
@@ -135,13 +143,23 @@ type OutputLimits struct {
 	MaxDetailsBytes *int `json:"maxDetailsBytes,omitempty"`
 }
 
-// Endpoint returns the server's transport fields.
+// Endpoint returns what the transports open: the transport fields with
+// variables interpolated, "~" and relative paths resolved, and secret
+// values as references ("!command" is run by the connecting side, never
+// here). A server that did not come from Load or Parse is resolved against
+// an empty environment.
 func (s Server) Endpoint() messages.Endpoint {
-	return messages.Endpoint{
-		Command: s.Command, Args: append([]string(nil), s.Args...), Env: cloneMap(s.Env), Cwd: s.Cwd,
-		URL: s.URL, Headers: cloneMap(s.Headers), Socket: s.Socket,
-		ProtocolVersion: s.ProtocolVersion, Debug: s.Debug,
+	if s.endpoint == nil {
+		ep, _ := resolve(&s, nil, "", "")
+		return ep
 	}
+	return cloneEndpoint(*s.endpoint)
+}
+
+func cloneEndpoint(ep messages.Endpoint) messages.Endpoint {
+	ep.Args = cloneSlice(ep.Args)
+	ep.Env, ep.Headers = cloneMap(ep.Env), cloneMap(ep.Headers)
+	return ep
 }
 
 // DefaultIdleMinutes is the idle timeout of lazy servers when neither the
@@ -208,6 +226,11 @@ func (s Server) clone() Server {
 	s.IdleTimeout, s.RequestTimeoutMs = clonePtr(s.IdleTimeout), clonePtr(s.RequestTimeoutMs)
 	s.StartupTimeoutMs, s.CatalogTimeoutMs = clonePtr(s.StartupTimeoutMs), clonePtr(s.CatalogTimeoutMs)
 	s.ExposeResources, s.OAuth = clonePtr(s.ExposeResources), clonePtr(s.OAuth)
+	s.Provenance = cloneMap(s.Provenance)
+	if s.endpoint != nil {
+		ep := cloneEndpoint(*s.endpoint)
+		s.endpoint = &ep
+	}
 	if s.DirectTools != nil {
 		d := DirectTools{All: s.DirectTools.All, Names: cloneSlice(s.DirectTools.Names)}
 		s.DirectTools = &d

@@ -59,6 +59,12 @@ type Endpoint struct {
 	// Command, Args, Env and Cwd describe a stdio server. Env is added to a
 	// minimal inherited environment (PATH, HOME, USER, LANG, TMPDIR, ...),
 	// never to the host's whole environment.
+	//
+	// Values of Env and Headers, and BearerToken, may be secret references:
+	// a value starting with a single "!" is a command whose output is the
+	// value, run only when the connection opens; a value starting with "!!"
+	// is the literal value without its first "!". Any other value is
+	// literal.
 	Command string
 	Args    []string
 	Env     map[string]string
@@ -66,8 +72,15 @@ type Endpoint struct {
 	// URL and Headers describe an HTTP server.
 	URL     string
 	Headers map[string]string
+	// BearerToken, when set, is sent as "Authorization: Bearer <token>" by
+	// an HTTP server's connection.
+	BearerToken string
 	// Socket is the path of a Unix-domain socket.
 	Socket string
+	// Problem, when set, is why the endpoint cannot be used (an environment
+	// variable it needs is not set, say); dialing fails with it before any
+	// I/O. It never contains a configuration value.
+	Problem string
 	// ProtocolVersion is ProtocolAuto (the default when empty),
 	// Protocol20251125 or Protocol20260728.
 	ProtocolVersion string

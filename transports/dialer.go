@@ -122,6 +122,9 @@ func (d *Dialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dia
 // open builds the transport, starts it and runs the handshake. On failure
 // everything it started is released before it returns.
 func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messages.Sink) (*conn, messages.ServerInfo, *messages.Error) {
+	if err := d.resolveSecrets(ctx, &req); err != nil {
+		return nil, messages.ServerInfo{}, err
+	}
 	ep := req.Endpoint
 	c := newConn(d, req, sink, ctx)
 	var err error
