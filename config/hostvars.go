@@ -186,3 +186,77 @@ func translateOpenCode(in map[string]any) (map[string]any, []string, string) {
 	}
 	return out, dropped, hostStrings(out, hostFile{vars: "opencode"})
 }
+
+// hostTypes maps the transport names hosts write to ours.
+var hostTypes = map[string]string{"stdio": "stdio", "http": "http", "streamable-http": "streamable-http", "streamableHttp": "streamable-http", "sse": "sse"}
+
+// translateJSONHost maps a Claude-style entry (Cursor, Claude Code, Claude
+// Desktop, VS Code, Windsurf).
+func translateJSONHost(in map[string]any, f hostFile) (map[string]any, []string, string) {
+	out := map[string]any{}
+	var dropped []string
+	for k, v := range in {
+		if r, ok := f.rename[k]; ok {
+			k = r
+		}
+		switch k {
+		case "command", "url", "cwd", "description":
+			out[k] = v
+		case "args":
+			out[k] = stringList(v)
+		case "env", "headers":
+			out[k] = stringMap(v)
+		case "disabled":
+			if b, ok := v.(bool); ok && b {
+				out[k] = true
+			}
+		case "type":
+			if t, ok := hostTypes[fmt.Sprint(v)]; ok {
+				out[k] = t
+			} else {
+				dropped = append(dropped, k)
+			}
+		default:
+			dropped = append(dropped, k)
+		}
+	}
+	return out, dropped, hostStrings(out, f)
+}
+
+// hostStrings rewrites a translated entry's strings into our syntax. It
+// returns why the entry cannot be imported, or "".
+func hostStrings(out map[string]any, f hostFile) string {
+	problem := ""
+	conv := func(field, s string) string {
+		r, why := convertVars(s, f)
+		if why != "" && problem == "" {
+			problem = "field " + field + " " + why
+		}
+		return r
+	}
+	for k, v := range out {
+		switch t := v.(type) {
+		case string:
+			if templated[k] {
+				out[k] = conv(k, t)
+			}
+		case []any:
+			for i, s := range t {
+				if str, ok := s.(string); ok {
+					t[i] = conv(k, str)
+				}
+			}
+		case map[string]any:
+			for key, s := range t {
+				if str, ok := s.(string); ok {
+					str = conv(k, str)
+					if secretFields[k] && strings.HasPrefix(str, "!") {
+						str = "!" + str // a host's literal value never runs a command here
+					}
+					t[key] = str
+				}
+			}
+		}
+	}
+	return problem
+}

@@ -132,6 +132,7 @@ var errNotObject = errors.New("not an object")
 
 type duplicateError struct{ offset int }
 
+// Error says what the error is, without the key.
 func (e *duplicateError) Error() string { return "duplicate key" }
 
 // valueOffset finds where a member's value starts, for diagnostics.
