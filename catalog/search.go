@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Doc is one searchable tool.
@@ -63,8 +64,8 @@ type Index struct {
 	docs     []Doc
 	terms    []string             // sorted, for prefix lookups
 	postings map[string][]posting // stemmed term → documents, in document order
-	fieldLen [][numFields]uint16
-	avgLen   [numFields]float64
+	norm     [][numFields]float64 // per document and field: BM25's length normalisation
+	pool     sync.Pool            // *scratch
 	// normName is NormalizeName(Name); normFull is NormalizeName(Server_Name);
 	// phraseText is " name words | description words " for phrase matching.
 	normName, normFull, phraseText []string
@@ -72,18 +73,21 @@ type Index struct {
 
 // NewIndex builds the index. Docs are referred to by their position.
 func NewIndex(docs []Doc) *Index {
-	ix := &Index{docs: docs, postings: map[string][]posting{}, fieldLen: make([][numFields]uint16, len(docs)),
+	ix := &Index{docs: docs, postings: map[string][]posting{}, norm: make([][numFields]float64, len(docs)),
 		normName: make([]string, len(docs)), normFull: make([]string, len(docs)), phraseText: make([]string, len(docs))}
 	var total [numFields]float64
+	lens := make([][numFields]int, len(docs))
+	counts := map[string]*posting{}
+	var order []string
 	for i, d := range docs {
 		fields := [numFields][]string{
 			fieldName: indexTokens(d.Name), fieldServer: indexTokens(d.Server),
 			fieldKeywords: indexTokens(strings.Join(d.Keywords, " ")), fieldDescription: indexTokens(d.Description),
 		}
-		counts := map[string]*posting{}
-		var order []string
+		clear(counts)
+		order = order[:0]
 		for f, words := range fields {
-			ix.fieldLen[i][f] = uint16(min(len(words), math.MaxUint16))
+			lens[i][f] = len(words)
 			total[f] += float64(len(words))
 			for _, w := range words {
 				t := Stem(w)
@@ -105,9 +109,10 @@ func NewIndex(docs []Doc) *Index {
 		ix.normFull[i] = NormalizeName(d.Server + "_" + d.Name)
 		ix.phraseText[i] = " " + strings.Join(stems(fields[fieldName]), " ") + " | " + strings.Join(stems(fields[fieldDescription]), " ") + " "
 	}
-	for f := range total {
-		if len(docs) > 0 {
-			ix.avgLen[f] = max(total[f]/float64(len(docs)), 1)
+	for i := range docs {
+		for f := range total {
+			avg := max(total[f]/float64(len(docs)), 1)
+			ix.norm[i][f] = 1 - bm25B + bm25B*float64(lens[i][f])/avg
 		}
 	}
 	ix.terms = make([]string, 0, len(ix.postings))
@@ -171,30 +176,55 @@ func needed(n int) int {
 // by score, then by tool name, then by server: the same query over the same
 // catalog always gives the same order.
 func (ix *Index) Search(q string, keep func(doc int) bool) []Hit {
+	hits, _ := ix.SearchTop(q, keep, -1)
+	return hits
+}
+
+// scratch is one search's working memory, dense over the documents and
+// reused across searches (only the touched entries are reset).
+type scratch struct {
+	score   []float64
+	best    []float64
+	matched []uint64 // bit i: query word i matched
+	touched []int32  // documents with any match, in first-match order
+	cur     []int32  // documents the current word matched
+}
+
+// maxQueryWords bounds the words of one query (one bit each in matched).
+const maxQueryWords = 64
+
+// SearchTop is Search returning only the first n results (all when n < 0)
+// and the total number of matches. Selecting the first n costs far less
+// than ordering every match when a query matches thousands of tools.
+func (ix *Index) SearchTop(q string, keep func(doc int) bool, n int) ([]Hit, int) {
 	words := QueryWords(q)
-	if len(words) == 0 || len(ix.docs) == 0 {
-		return nil
+	if len(words) > maxQueryWords {
+		words = words[:maxQueryWords]
 	}
-	n := float64(len(ix.docs))
-	score := make(map[int32]float64)
-	matched := make(map[int32]uint64) // bit i: word i matched
+	if len(words) == 0 || len(ix.docs) == 0 {
+		return nil, 0
+	}
+	sc := ix.scratch()
+	defer ix.release(sc)
+	nd := float64(len(ix.docs))
 	for wi, w := range words {
-		best := map[int32]float64{}
 		add := func(term string, factor float64) {
 			ps := ix.postings[term]
-			idf := math.Log(1 + (n-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+			idf := math.Log(1 + (nd-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
 			for _, p := range ps {
 				s := 0.0
+				norm := &ix.norm[p.doc]
 				for f := 0; f < numFields; f++ {
-					if p.tf[f] == 0 {
-						continue
+					if p.tf[f] != 0 {
+						tf := float64(p.tf[f])
+						s += fieldWeight[f] * tf * (bm25K1 + 1) / (tf + bm25K1*norm[f])
 					}
-					tf := float64(p.tf[f])
-					norm := 1 - bm25B + bm25B*float64(ix.fieldLen[p.doc][f])/ix.avgLen[f]
-					s += fieldWeight[f] * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
 				}
-				if s *= idf * factor; s > best[p.doc] {
-					best[p.doc] = s
+				if s *= idf * factor; s > sc.best[p.doc] {
+					if sc.best[p.doc] == 0 {
+						sc.cur = append(sc.cur, p.doc)
+					}
+					sc.best[p.doc] = s
 				}
 			}
 		}
@@ -207,32 +237,39 @@ func (ix *Index) Search(q string, keep func(doc int) bool) []Hit {
 				}
 			}
 		}
-		for d, s := range best {
-			score[d] += s
-			if wi < 64 {
-				matched[d] |= 1 << wi
+		for _, d := range sc.cur {
+			if sc.matched[d] == 0 && sc.score[d] == 0 {
+				sc.touched = append(sc.touched, d)
 			}
+			sc.score[d] += sc.best[d]
+			sc.matched[d] |= 1 << wi
+			sc.best[d] = 0
 		}
+		sc.cur = sc.cur[:0]
 	}
 	normQ := NormalizeName(strings.Join(Tokens(q), "_"))
 	phrase := " " + strings.Join(words, " ") + " "
 	need := needed(len(words))
-	// Names that contain the whole query match even when no word does
-	// (e.g. "thinking" in "sequentialthinking").
-	if len(normQ) >= 3 {
-		for i := range ix.docs {
-			if _, ok := score[int32(i)]; !ok && strings.Contains(ix.normName[i], normQ) {
-				score[int32(i)] = 0
+	// A name that contains a one-word query matches even when no word of it
+	// does (e.g. "thinking" in "sequentialthinking").
+	if len(words) == 1 && len(normQ) >= 3 {
+		for i, name := range ix.normName {
+			if sc.matched[i] == 0 && sc.score[i] == 0 && strings.Contains(name, normQ) {
+				sc.touched = append(sc.touched, int32(i))
+				sc.matched[i] = 1 << 63 // seen; counts as a phrase below
 			}
 		}
 	}
-	hits := make([]Hit, 0, len(score))
-	for d, s := range score {
+	hits := make([]Hit, 0, len(sc.touched))
+	for _, d := range sc.touched {
 		if keep != nil && !keep(int(d)) {
 			continue
 		}
+		s := sc.score[d]
 		name, full := ix.normName[d], ix.normFull[d]
-		isPhrase := len(words) > 1 && strings.Contains(ix.phraseText[d], phrase)
+		// A phrase implies every word matched: only then is it looked for.
+		all := popcount(sc.matched[d]&^(1<<63)) == len(words)
+		isPhrase := len(words) > 1 && all && strings.Contains(ix.phraseText[d], phrase)
 		switch {
 		case name == normQ || full == normQ:
 			s += boostExactName
@@ -247,13 +284,70 @@ func (ix *Index) Search(q string, keep func(doc int) bool) []Hit {
 		if isPhrase {
 			s += boostPhrase
 		}
-		if !isPhrase && popcount(matched[d]) < need {
+		if !isPhrase && popcount(sc.matched[d]&^(1<<63)) < need {
 			continue
 		}
 		hits = append(hits, Hit{Doc: int(d), Score: s})
 	}
-	sort.Slice(hits, func(i, j int) bool { return ix.less(hits[i], hits[j]) })
-	return hits
+	return ix.top(hits, n), len(hits)
+}
+
+// top orders the first n hits (all when n < 0 or n >= len(hits)) and
+// returns them.
+func (ix *Index) top(hits []Hit, n int) []Hit {
+	if n < 0 || n >= len(hits) {
+		sort.Slice(hits, func(i, j int) bool { return ix.less(hits[i], hits[j]) })
+		return hits
+	}
+	// Keep the n best in a heap whose root is the worst of them.
+	h := hits[:0:0]
+	worse := func(i, j int) bool { return ix.less(h[j], h[i]) }
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && worse(c+1, c) {
+				c++
+			}
+			if !worse(c, i) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for _, x := range hits {
+		switch {
+		case len(h) < n:
+			h = append(h, x)
+			for i := len(h) - 1; i > 0 && worse(i, (i-1)/2); i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+		case n > 0 && ix.less(x, h[0]):
+			h[0] = x
+			down(0)
+		}
+	}
+	sort.Slice(h, func(i, j int) bool { return ix.less(h[i], h[j]) })
+	return h
+}
+
+func (ix *Index) scratch() *scratch {
+	if sc, ok := ix.pool.Get().(*scratch); ok {
+		return sc
+	}
+	n := len(ix.docs)
+	return &scratch{score: make([]float64, n), best: make([]float64, n), matched: make([]uint64, n)}
+}
+
+func (ix *Index) release(sc *scratch) {
+	for _, d := range sc.touched {
+		sc.score[d], sc.matched[d] = 0, 0
+	}
+	sc.touched = sc.touched[:0]
+	ix.pool.Put(sc)
 }
 
 func (ix *Index) less(a, b Hit) bool {

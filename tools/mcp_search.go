@@ -46,6 +46,7 @@ func (m *MCP) search(ctx context.Context, a mcpArgs) Result {
 		keep = func(i int) bool { return v.entries[i].Server == a.Server }
 	}
 	var hits []catalog.Hit
+	total := -1
 	if a.Regex {
 		if len(q) > catalog.MaxRegexLen {
 			return failure(messages.Errorf(messages.KindInvalidArgs, "", "a regular expression may have at most %d characters", catalog.MaxRegexLen))
@@ -56,10 +57,12 @@ func (m *MCP) search(ctx context.Context, a mcpArgs) Result {
 		}
 		hits = ix.Regex(re, keep)
 	} else {
-		hits = ix.Search(q, keep)
+		hits, total = ix.SearchTop(q, keep, offset+limit)
 	}
-	total := len(hits)
-	page := hits[min(offset, total):min(offset+limit, total)]
+	if total < 0 {
+		total = len(hits)
+	}
+	page := hits[min(offset, len(hits)):min(offset+limit, len(hits))]
 	if total == 0 {
 		text := fmt.Sprintf("No tools match %s.", quote(q))
 		if unknown := m.unlisted(v, a.Server); len(unknown) > 0 {

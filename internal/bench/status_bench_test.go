@@ -1,0 +1,85 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcprt/mcprt/catalog"
+	"github.com/mcprt/mcprt/config"
+)
+
+// BenchmarkStatusCold32 runs `runtime status` as a new process, the way a
+// user or a shell prompt would, against 32 lazy servers whose metadata is
+// in the cache (20 tools each): start, read the configuration and the cache,
+// print every server as cached, exit. Nothing is connected. It reports the
+// median and 99th-percentile wall time of one run:
+//
+//	go test ./internal/bench -run '^$' -bench StatusCold32 -benchtime 50x
+func BenchmarkStatusCold32(b *testing.B) {
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "runtime")
+	root, _ := filepath.Abs("../..")
+	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "runtime")).CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
+	}
+	var sb strings.Builder
+	sb.WriteString(`{"mcpServers":{`)
+	for i := 0; i < 32; i++ {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `"srv%02d":{"command":"/nonexistent/server-%02d","args":["--flag"],"lifecycle":"lazy"}`, i, i)
+	}
+	sb.WriteString(`}}`)
+	cfgPath := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(cfgPath, []byte(sb.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	eff, err := config.Load(config.Sources{Path: cfgPath})
+	if err != nil {
+		b.Fatal(err)
+	}
+	agent := filepath.Join(dir, "agent")
+	cache := filepath.Join(agent, catalog.CacheFileName)
+	for _, s := range eff.Servers {
+		var tools []catalog.Tool
+		for j := 0; j < 20; j++ {
+			t := catalog.Tool{Name: fmt.Sprintf("tool_%02d", j), Description: "Does one thing to a resource of the server, with options.",
+				InputSchema: []byte(`{"type":"object","properties":{"id":{"type":"string","description":"Which one"},"force":{"type":"boolean"}},"required":["id"]}`)}
+			t.Fingerprint = catalog.Fingerprint(t)
+			tools = append(tools, t)
+		}
+		if err := catalog.WriteCache(cache, s.Name, catalog.IdentityHash(s), catalog.Entry{Tools: tools, Instructions: "Use tool_00 first."}, time.Now()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run := func() string {
+		cmd := exec.Command(bin, "status", "--config", cfgPath)
+		cmd.Env = append(os.Environ(), "MCPRT_AGENT_DIR="+agent)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("runtime status: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	if out := run(); strings.Count(out, "(20 tools, cached)") != 32 {
+		b.Fatalf("not every server shows as cached:\n%s", out)
+	}
+	times := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		run()
+		times = append(times, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
+}
