@@ -63,6 +63,7 @@ func (c *campaign) configure() {
 		s.Call = c.pick(0, 5*time.Second, 20*time.Second)
 		s.Catalog = c.pick(0, 3*time.Second)
 		s.ExitDelay = c.pick(0, 0, 50*time.Millisecond, 2*time.Second)
+		s.ReapDelay = c.pick(0, 0, 10*time.Millisecond, 3*time.Second)
 		s.Disabled = r.IntN(20) == 0
 		rate := rates[r.IntN(len(rates))]
 		s.chaos = &chaos{rng: rand.New(rand.NewPCG(c.w.Seed, uint64(i+1))),
@@ -86,7 +87,7 @@ func describeServer(s *Server, rate float64) string {
 	for _, kv := range []struct {
 		k string
 		v time.Duration
-	}{{"startup", s.Startup}, {"call-timeout", s.Call}, {"catalog-timeout", s.Catalog}, {"exit", s.ExitDelay}} {
+	}{{"startup", s.Startup}, {"call-timeout", s.Call}, {"catalog-timeout", s.Catalog}, {"exit", s.ExitDelay}, {"reap", s.ReapDelay}} {
 		if kv.v > 0 {
 			parts = append(parts, kv.k+"="+kv.v.String())
 		}
@@ -166,10 +167,11 @@ func (c *campaign) op() error {
 // status query.
 func (c *campaign) quiesce() error {
 	w := c.w
-	if err := w.RunUntil(func() bool {
+	// Every deadline is at most minutes long, so two hours is plenty.
+	if err := w.RunWithin(2*time.Hour, func() bool {
 		return w.Host.Active() == 0 && w.Disp.Pending() == 0 && w.inv.outstanding() == 0
 	}); err != nil {
-		return fmt.Errorf("quiesce: %w", err)
+		return w.unanswered(err)
 	}
 	id := c.id("s")
 	if err := w.Host.Status(id); err != nil {

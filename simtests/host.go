@@ -61,6 +61,7 @@ type outcome struct {
 	code     string // error code when !ok
 	text     string
 	server   string   // the server the result names, if any
+	extra    string   // details worth tracing (rpcCode, retryAfterSeconds)
 	rows     []string // status rows
 	statuses []messages.ServerStatus
 }
@@ -70,7 +71,7 @@ func (o outcome) String() string {
 	if o.ok {
 		return "ok " + strconv.Quote(text)
 	}
-	return "error " + o.code + " " + strconv.Quote(text)
+	return "error " + o.code + o.extra + " " + strconv.Quote(text)
 }
 
 func newHost(w *World) *Host {
@@ -168,13 +169,18 @@ func (h *Host) mcp(input json.RawMessage) func(context.Context) outcome {
 		r := tool.Execute(ctx, input)
 		o := outcome{ok: !r.IsError, code: r.ErrorCode(), text: r.Text}
 		o.server, _ = r.Details["server"].(string)
+		for _, k := range []string{"rpcCode", "retryAfterSeconds"} {
+			if v, ok := r.Details[k]; ok {
+				o.extra += fmt.Sprintf(" %s=%v", k, v)
+			}
+		}
 		return o
 	}
 }
 
 // Connect starts an explicit connect (Runtime.Connect).
 func (h *Host) Connect(id, server string, fresh bool) error {
-	what := "connect " + server
+	what := "Runtime.Connect " + server
 	if fresh {
 		what += " fresh"
 	}
@@ -191,7 +197,7 @@ func (h *Host) Connect(id, server string, fresh bool) error {
 // Status starts a Runtime.Status query.
 func (h *Host) Status(id string) error {
 	rt := h.w.rt
-	return h.start(&hostOp{id: id, kind: "status", what: "status"}, func(context.Context) outcome {
+	return h.start(&hostOp{id: id, kind: "status", what: "Runtime.Status"}, func(context.Context) outcome {
 		st := rt.Status()
 		var rows []string
 		for _, s := range st {
@@ -204,7 +210,7 @@ func (h *Host) Status(id string) error {
 // Close starts Runtime.Close.
 func (h *Host) Close(id string) error {
 	rt := h.w.rt
-	return h.start(&hostOp{id: id, kind: "close", what: "close"}, func(context.Context) outcome {
+	return h.start(&hostOp{id: id, kind: "close", what: "Runtime.Close"}, func(context.Context) outcome {
 		if err := rt.Close(); err != nil {
 			return errOutcome(err)
 		}

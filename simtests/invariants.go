@@ -26,9 +26,9 @@ import (
 //     waits for its leases; shutdown and deadlines cancel first);
 //   - single-flight: never two dials in flight for one server; and at most
 //     actors.DefaultMaxStarts dials in flight at all;
-//   - failure memory: a model call to a lazy or eager server within 60 s of
-//     a failed model connect gets server_backoff at once and dials nothing
-//     (an explicit connect or a successful dial ends the window);
+//   - failure memory: a model's tool call to a lazy or eager server within
+//     60 s of a failed model connect gets server_backoff at once and dials
+//     nothing (an explicit connect or a successful dial ends the window);
 //   - after Close returns: every host operation has its answer, no
 //     activation is queued, no timer is armed, every connection has
 //     delivered its ConnClosed, and nothing touches the port or the host.
@@ -40,10 +40,14 @@ type checker struct {
 	starting int                      // dials in flight, all servers
 	failedAt map[string]time.Duration // server -> when a model connect failed
 	closed   bool                     // Close has returned
+	// listNotSent counts, per server, tools/list requests the port
+	// reported as not sent (they move to a new connection): the trigger
+	// of known issue K1.
+	listNotSent map[string]int
 }
 
 func newChecker(w *World) *checker {
-	return &checker{w: w, calls: map[string]int{}, dialing: map[string]int{}, dials: map[string]int{}, failedAt: map[string]time.Duration{}}
+	return &checker{w: w, calls: map[string]int{}, dialing: map[string]int{}, dials: map[string]int{}, failedAt: map[string]time.Duration{}, listNotSent: map[string]int{}}
 }
 
 // portUsed flags any use of the port after Close returned.
@@ -96,6 +100,13 @@ func (c *checker) received(label string, op messages.Op) {
 	}
 }
 
+// notSent is the port answering a request with NotSent.
+func (c *checker) notSent(server string, op messages.Op) {
+	if op.Method == "tools/list" {
+		c.listNotSent[server]++
+	}
+}
+
 // closing is the runtime closing a live connection.
 func (c *checker) closing(label string, conn *simConn) {
 	if len(conn.pending) > 0 {
@@ -115,7 +126,7 @@ func (c *checker) hostStarted(op *hostOp) {
 	switch op.kind {
 	case "connect":
 		delete(c.failedAt, op.server) // explicit connects bypass and end it
-	case "call", "list":
+	case "call":
 		if op.lookup || op.server == "" || !c.remembers(op.server) || c.w.Host.byID["close"] != nil {
 			return // (during shutdown every call gets shutdown instead)
 		}

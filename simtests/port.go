@@ -114,7 +114,7 @@ type connState int
 
 const (
 	connLive    connState = iota // up
-	connExiting                  // crashed; its ConnClosed is on the way
+	connExiting                  // crashed or closing; its ConnClosed is on the way
 	connClosed                   // its ConnClosed is pushed
 	connGone                     // its ConnClosed is delivered
 )
@@ -139,6 +139,7 @@ func (c *simConn) Send(op messages.Op) {
 	l.w.inv.portUsed(l.label, "Conn.Send")
 	if c.state != connLive {
 		// The process is gone: not a byte of the request was written.
+		l.w.inv.notSent(l.srv.Name, op)
 		l.push(delivery{msg: messages.OpResult{Server: l.srv.Name, Gen: l.gen, ID: op.ID, NotSent: true,
 			Err: messages.Errorf(messages.KindDisconnected, l.srv.Name, "connection closed")}, line: fmt.Sprintf("%d not sent", op.ID)})
 		return
@@ -247,7 +248,8 @@ func (c *simConn) Notify(method string, _ json.RawMessage) {
 }
 
 // Close implements messages.Conn: requests still in flight end with
-// KindDisconnected, then ConnClosed (nil Err) follows.
+// KindDisconnected, then (after the server's ReapDelay) ConnClosed with a
+// nil Err follows.
 func (c *simConn) Close() {
 	l := c.l
 	l.w.Tracef("%s > close", l.label)
@@ -256,9 +258,17 @@ func (c *simConn) Close() {
 		return
 	}
 	l.w.inv.closing(l.label, c)
-	c.state = connClosed
+	c.state = connExiting
 	c.failPending(messages.Errorf(messages.KindDisconnected, l.srv.Name, "connection closed"))
-	l.push(delivery{msg: messages.ConnClosed{Server: l.srv.Name, Gen: l.gen}, line: "closed"})
+	closed := func() {
+		c.state = connClosed
+		l.push(delivery{msg: messages.ConnClosed{Server: l.srv.Name, Gen: l.gen}, line: "closed"})
+	}
+	if d := l.srv.ReapDelay; d > 0 {
+		l.w.Clock.AfterFunc(d, closed)
+	} else {
+		closed()
+	}
 }
 
 // sortedIDs returns a request map's ids in increasing order.

@@ -25,6 +25,7 @@ type Server struct {
 	Latency                time.Duration // how long a reply takes
 	DialLatency            time.Duration // how long a dial (spawn and handshake) takes
 	ExitDelay              time.Duration // from a crash to its ConnClosed
+	ReapDelay              time.Duration // from Close to its ConnClosed (the process exiting)
 	Disabled               bool
 
 	faults []*fault // armed by scenario commands, used in order

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -16,6 +17,7 @@ var (
 	seedFlag  = flag.Uint64("seed", 0, "TestSim: run only this seed (and print its trace with -v)")
 	seedsFlag = flag.Int("seeds", 400, "TestSim: how many seeds to run, from -first-seed on")
 	firstSeed = flag.Uint64("first-seed", 1, "TestSim: the first seed of the campaign")
+	strict    = flag.Bool("strict", false, "TestSim: fail on known issues too (see known.go)")
 )
 
 // TestMain runs the package on one processor: a host goroutine woken from
@@ -34,6 +36,7 @@ func reproduce(seed uint64) string {
 // runSeed runs the campaign of one seed in its own bubble and returns its
 // trace and the error that ended it, if any.
 func runSeed(t *testing.T, seed uint64) (trace string, err error) {
+	defer noGC()()
 	defer func() {
 		if p := recover(); p != nil {
 			err = errors.Join(err, fmt.Errorf("panic: %v", p))
@@ -54,6 +57,21 @@ func runSeed(t *testing.T, seed uint64) (trace string, err error) {
 		endBubble()
 	})
 	return trace, err
+}
+
+// noGC turns the garbage collector off until the returned function runs.
+// A stop-the-world pause that lands in the middle of an activation puts
+// the activation's goroutine back on the run queue behind the host
+// goroutine it has just woken, which then runs first: the Go scheduler,
+// not the seed, would decide where that host goroutine's next post lands.
+// A run allocates a few MB, so it runs without collection and the heap is
+// collected between runs.
+func noGC() func() {
+	old := debug.SetGCPercent(-1)
+	return func() {
+		debug.SetGCPercent(old)
+		runtime.GC()
+	}
 }
 
 // endBubble lets protoactor's dead-letter throttle end before the bubble
@@ -103,15 +121,19 @@ func TestSim(t *testing.T) {
 	}
 	began := time.Now()
 	distinct := map[string]bool{}
+	known := map[*KnownIssue][]uint64{}
 	lines := 0
 	for _, seed := range seeds {
 		first, err := runSeed(t, seed)
-		if err != nil {
+		var k *KnownIssue
+		if errors.As(err, &k) && !*strict {
+			known[k] = append(known[k], seed)
+		} else if err != nil {
 			t.Fatalf("seed %d: %v\n%s\nreproduce with: %s", seed, err, tail(first, 60), reproduce(seed))
 		}
-		second, err := runSeed(t, seed)
-		if err != nil {
-			t.Fatalf("seed %d: second run: %v\nreproduce with: %s", seed, err, reproduce(seed))
+		second, err2 := runSeed(t, seed)
+		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
+			t.Fatalf("seed %d: the second run ended differently: %v\nreproduce with: %s", seed, err2, reproduce(seed))
 		}
 		if first != second {
 			t.Fatalf("seed %d: the two runs' traces differ at %s\nreproduce with: %s", seed, firstDiff(first, second), reproduce(seed))
@@ -127,4 +149,7 @@ func TestSim(t *testing.T) {
 	}
 	t.Logf("%d seeds run twice each, all replayed byte for byte: %d distinct traces, %d trace lines per run, %s",
 		len(seeds), len(distinct), lines, time.Since(began).Round(time.Millisecond))
+	for k, ss := range known {
+		t.Logf("%s: hit by %d seed(s), first %d (%s; -strict fails on it)", k, len(ss), ss[0], reproduce(ss[0]))
+	}
 }

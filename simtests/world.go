@@ -16,8 +16,12 @@ import (
 
 // Limits that turn a runaway simulation into an error instead of a hang.
 const (
-	maxSteps       = 2_000_000      // activations and timer firings per world
+	maxSteps       = 1_000_000      // activations and timer firings per world
 	maxRunInterval = 48 * time.Hour // virtual time one RunUntil may cover
+	// maxInstantSteps bounds the activations one virtual instant may take:
+	// more means the runtime spins (reconnecting in a loop, say) without
+	// ever waiting on a timer.
+	maxInstantSteps = 10_000
 )
 
 // World is one simulation: its seams, its simulated servers, the host
@@ -34,6 +38,8 @@ type World struct {
 	inv      *checker
 	rt       *mcprt.Runtime
 	steps    int
+	instant  time.Duration // the virtual instant the last step ran at
+	atOnce   int           // steps run at that instant
 	closedAt time.Duration // when Close returned
 	draining bool          // Drain is ending a failed run: violations no longer stop it
 
@@ -88,8 +94,12 @@ func (w *World) Start() error {
 // Now returns the virtual time elapsed since the clock's epoch.
 func (w *World) Now() time.Duration { return w.Clock.Now().Sub(clock.Epoch) }
 
-// Tracef appends a line to the trace, stamped with virtual time.
+// Tracef appends a line to the trace, stamped with virtual time. Nothing
+// is traced while Drain runs.
 func (w *World) Tracef(format string, args ...any) {
+	if w.draining {
+		return
+	}
 	line := fmt.Sprintf("%9s %s", w.Now(), fmt.Sprintf(format, args...))
 	w.mu.Lock()
 	w.trace = append(w.trace, line)
@@ -145,6 +155,12 @@ func (w *World) step(fire bool) (bool, error) {
 	if w.steps++; w.steps > maxSteps {
 		return false, fmt.Errorf("simulation did not settle within %d steps", maxSteps)
 	}
+	if now := w.Now(); now != w.instant {
+		w.instant, w.atOnce = now, 0
+	} else if w.atOnce++; w.atOnce > maxInstantSteps && !w.draining {
+		w.violate("livelock: more than %d activations at one virtual instant", maxInstantSteps)
+		return false, w.Err()
+	}
 	if w.Disp.Step() {
 		return true, nil
 	}
@@ -169,8 +185,11 @@ func (w *World) Settle() error {
 // RunUntil runs activations and, when none is runnable, fires the next
 // timer, until done reports true. It fails when nothing can move and done
 // is still false, or when done stays false for maxRunInterval.
-func (w *World) RunUntil(done func() bool) error {
-	limit := w.Clock.Now().Add(maxRunInterval)
+func (w *World) RunUntil(done func() bool) error { return w.RunWithin(maxRunInterval, done) }
+
+// RunWithin is RunUntil giving up after d of virtual time.
+func (w *World) RunWithin(d time.Duration, done func() bool) error {
+	limit := w.Clock.Now().Add(d)
 	for {
 		w.quiet()
 		if err := w.Err(); err != nil && !w.draining {
@@ -180,7 +199,7 @@ func (w *World) RunUntil(done func() bool) error {
 			return nil
 		}
 		if w.Clock.Now().After(limit) {
-			return fmt.Errorf("still waiting after %s of virtual time", maxRunInterval)
+			return fmt.Errorf("still waiting after %s of virtual time", d)
 		}
 		ran, err := w.step(true)
 		if err != nil {
@@ -215,9 +234,13 @@ func (w *World) Advance(d time.Duration) error {
 // Drain ends a run that failed part-way, so that its bubble can exit: it
 // closes the runtime if that has not happened and runs until every host
 // operation has returned, whatever else goes wrong. It returns the first
-// problem it met, if any.
+// problem it met, if any. The trace stops where the run failed: what
+// happens while draining a broken run need not replay (an abandoned call
+// may be answered aborted or shutdown at random, see docs/simulation.md).
 func (w *World) Drain() error {
+	w.Tracef("draining: the trace stops here")
 	w.draining = true
+	w.atOnce = 0
 	if w.rt == nil {
 		return nil
 	}
