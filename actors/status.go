@@ -36,12 +36,17 @@ func (s *serverActor) publish() {
 	if s.life == nil {
 		return
 	}
-	st := s.status()
-	key := statusKey{st.State, st.ToolCount, st.Generation, st.FailedAt, st.LastError, st.Restarts, st.Instructions, true}
+	now := s.now()
+	state := s.life.State(now)
+	if s.closed {
+		state = messages.StateClosed
+	}
+	key := statusKey{state, s.tools, s.life.Gen(), s.life.FailedAt(now), s.life.LastError(), s.restarts, s.info.Instructions, true}
 	if key == s.published {
 		return
 	}
 	s.published = key
+	st := s.status()
 	st.Leases = 0
 	b := s.env.board
 	b.mu.Lock()
