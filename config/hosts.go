@@ -153,23 +153,28 @@ func (e hostEnv) files(kind string) []hostFile {
 }
 
 // opencodeProject finds the project's opencode.json (or .jsonc): the
-// nearest one from the working directory up to the git root.
+// nearest one from the working directory up to the git root (only the
+// working directory itself outside a git repository).
 func (e hostEnv) opencodeProject() []string {
-	dir := e.workDir
-	for {
+	top := e.workDir
+	for dir := e.workDir; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			top = dir
+			break
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	for dir := e.workDir; ; dir = filepath.Dir(dir) {
 		for _, n := range []string{"opencode.json", "opencode.jsonc"} {
 			if st, err := os.Stat(filepath.Join(dir, n)); err == nil && !st.IsDir() {
 				return []string{filepath.Join(dir, n)}
 			}
 		}
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		if dir == top || filepath.Dir(dir) == dir {
 			return nil
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir || dir == e.home {
-			return nil
-		}
-		dir = parent
 	}
 }
 

@@ -220,3 +220,28 @@ func checkLines(t *testing.T, what, text string, want []string) {
 		}
 	}
 }
+
+// TestOpenCodeProjectFile: the nearest opencode.json from the working
+// directory up to the git root; outside a repository, only the working
+// directory's own.
+func TestOpenCodeProjectFile(t *testing.T) {
+	root := t.TempDir()
+	work := filepath.Join(root, "a", "b")
+	write(t, filepath.Join(root, "opencode.json"), `{"mcp":{}}`)
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := (hostEnv{workDir: work}).opencodeProject(); got != nil {
+		t.Fatalf("outside a repository: %v", got)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := (hostEnv{workDir: work}).opencodeProject(); len(got) != 1 || got[0] != filepath.Join(root, "opencode.json") {
+		t.Fatalf("inside a repository: %v", got)
+	}
+	write(t, filepath.Join(work, "opencode.jsonc"), `{}`)
+	if got := (hostEnv{workDir: work}).opencodeProject(); len(got) != 1 || got[0] != filepath.Join(work, "opencode.jsonc") {
+		t.Fatalf("nearest: %v", got)
+	}
+}

@@ -84,7 +84,8 @@ func TestResolve(t *testing.T) {
 		"missingtok":{"url":"https://h/mcp","bearerTokenEnv":"NOPE"},
 		"badurl":{"url":"https://${CRED}/mcp"},
 		"staticurl":{"url":"${HOST}/mcp"},
-		"projcwd":{"command":"x","cwd":"."}
+		"projcwd":{"command":"x","cwd":"."},
+		"offmissing":{"command":"x","env":{"K":"${NOPE}"},"disabled":true}
 	}}`)
 	eff := w.load(t)
 	get := func(name string) Server {
@@ -124,6 +125,9 @@ func TestResolve(t *testing.T) {
 		}
 	}
 	text := issuesText(eff.Issues)
+	if strings.Contains(text, "offmissing") || get("offmissing").Endpoint().Problem == "" {
+		t.Errorf("a disabled server's problem is reported, or not recorded:\n%s", text)
+	}
 	for _, want := range []string{`server "missingurl": field url: uses an environment variable that is not set`,
 		`server "missingtok": field bearerTokenEnv: names an environment variable that is not set`,
 		`server "badurl": field url: once interpolated, must not contain credentials`,

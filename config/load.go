@@ -248,7 +248,9 @@ func finish(eff *Effective, layers []*layer, src Sources) {
 		}
 		ep, issues := resolve(&s, src.lookup, src.Home, workDir(src))
 		s.endpoint = &ep
-		eff.Issues = append(eff.Issues, issues...)
+		if !s.Disabled { // a disabled server never connects: its problems are not news
+			eff.Issues = append(eff.Issues, issues...)
+		}
 		eff.Servers = append(eff.Servers, s)
 	}
 	raw, from := mergeSettings(layers)

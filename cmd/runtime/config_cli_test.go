@@ -285,16 +285,21 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		}
 	}
 	// Every file the runtime may have written: caches, overrides, spills.
+	scanned := map[string]int{}
 	for _, dir := range []string{e.agent, filepath.Join(e.work, ".mcprt"), e.tmp} {
 		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || strings.HasPrefix(p, filepath.Join(e.tmp, "cfg")) || p == filepath.Join(e.agent, "mcp.json") {
 				return nil
 			}
+			scanned[dir]++
 			if b, _ := os.ReadFile(p); strings.Contains(string(b), S) {
 				t.Errorf("sentinel in %s", p)
 			}
 			return nil
 		})
+	}
+	if scanned[e.agent] == 0 || scanned[filepath.Join(e.work, ".mcprt")] == 0 {
+		t.Fatalf("no metadata cache or override was written, so none was checked: %v", scanned)
 	}
 	if !strings.Contains(text, "invalid server name") || !strings.Contains(text, "<secret>") || !strings.Contains(text, "field url: uses an environment variable") {
 		t.Fatalf("the commands did not run as expected:\n%.3000s", text)
