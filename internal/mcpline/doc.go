@@ -1,12 +1,37 @@
-// Package mcpline serves an mcp-go MCPServer over newline-delimited
-// JSON-RPC (a process's stdin and stdout, or one socket connection): the
-// front end of our own servers (the demo server and the test server), which
-// mcp-go's StdioServer cannot be (it keeps one session per process).
+// Package mcpline puts our own JSON-RPC fronts before an mcp-go MCPServer
+// so that our servers (the demo server and the test server) can serve
+// custom methods next to the ordinary MCP ones, on every transport. mcp-go
+// cannot do this itself: its server answers unknown methods with -32601 and
+// drops _meta from notifications sent through it, its StdioServer keeps one
+// session per process and its SSEServer cannot write custom frames.
 //
-// Concurrency contract: Serve owns the goroutines it starts: one reading
-// lines, one per request in flight, one forwarding the session's
-// notifications; responses and notifications are written one at a time, a
-// handler's notifications before its response. A notifications/cancelled
-// for a request in flight cancels its context and drops its response before
-// the next line is read. When Serve returns every handler has returned.
+// Fronts:
+//   - [Serve] and [ServeWith]: newline-delimited JSON-RPC (a process's stdin
+//     and stdout, or one socket connection);
+//   - [StreamableHTTP]: wraps mcp-go's StreamableHTTPServer, answering
+//     custom requests with an event stream of their own;
+//   - [LegacySSE]: the legacy HTTP+SSE transport (GET event stream, POSTed
+//     messages answered 202).
+//
+// Custom methods are [Methods]: a [Handler] gets a context the client's
+// cancellation ends and a [Call] to read the request and to write
+// notifications ([Call.Send] stamps params._meta[SubscriptionIDKey] with
+// the request id; [Call.Notify] does not). It ends the request with a
+// result, an [*Error], [ErrServerCancel] or [ErrNoResult], or never (it
+// waits for its context). Ordinary messages go to MCPServer.HandleMessage
+// with a registered session, so tools and server notifications keep
+// working.
+//
+// Concurrency contract: a line connection ([ServeWith]) and a legacy SSE
+// session own the goroutines they start: one reading lines (line
+// connections), one per request in flight, one forwarding the session's
+// notifications; messages are written one at a time, a handler's
+// notifications before its response. A notifications/cancelled for a
+// request in flight cancels its context, drops its response and returns
+// only after its handler has returned (before the next line is read, or
+// before the POST that carried it is answered). When ServeWith returns, or
+// a legacy session's GET handler returns, every handler it started has
+// returned. On Streamable HTTP a custom request runs on the POST's own
+// goroutine and its frames are written there until the handler returns.
+// A Call's methods may be called from any goroutine.
 package mcpline

@@ -19,8 +19,9 @@ type ErrorReply struct {
 }
 
 type errorDetails struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 // NewErrorReply builds a JSON-RPC error response for id (null when empty).

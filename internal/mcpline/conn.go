@@ -1,0 +1,300 @@
+package mcpline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// notificationBuffer is the capacity of a session's notification channel.
+// mcp-go drops a notification when the channel is full, so it is generous.
+const notificationBuffer = 1024
+
+// barrierMethod marks an internal flush marker on a session's notification
+// channel. It is consumed by the pump and never reaches the peer.
+const barrierMethod = "$mcprt/barrier"
+
+// Filter may answer a request in place of the MCP server. It returns
+// handled=true together with the reply to write, or with a nil reply to drop
+// the request silently.
+type Filter func(method string, id json.RawMessage) (reply any, handled bool)
+
+// inflightCall is one request being handled on its own goroutine.
+type inflightCall struct {
+	cancel  context.CancelFunc
+	done    chan struct{} // closed once the handler has returned
+	dropped atomic.Bool   // the peer cancelled it: its response is not sent
+}
+
+// conn is one MCP session over a channel that carries whole JSON-RPC
+// messages both ways: a line connection (stdio, a socket) or a legacy SSE
+// session (POSTs in, the GET stream out). Ordinary messages go to the MCP
+// server with the session in their context; custom methods go to their
+// Handler.
+type conn struct {
+	srv      *server.MCPServer
+	write    func(msg []byte) error // writes one message; called under writeMu
+	filter   Filter
+	methods  Methods
+	sess     *lineSession
+	ctx      context.Context // the session's context, set by open
+	stop     context.CancelFunc
+	pumpStop chan struct{}
+	pumpGone chan struct{} // closed when the notification pump has exited
+	handlers sync.WaitGroup
+
+	writeMu sync.Mutex // serialises write
+
+	mu       sync.Mutex
+	inflight map[string]*inflightCall // guarded by mu
+	closing  bool                     // no new requests; guarded by mu
+	writeErr error                    // first write error; guarded by mu
+}
+
+func newConn(srv *server.MCPServer, write func([]byte) error, opts Options) *conn {
+	return &conn{
+		srv:      srv,
+		write:    write,
+		filter:   opts.Filter,
+		methods:  opts.Methods,
+		sess:     &lineSession{id: opts.SessionID, ch: make(chan mcp.JSONRPCNotification, notificationBuffer)},
+		pumpStop: make(chan struct{}),
+		pumpGone: make(chan struct{}),
+		inflight: make(map[string]*inflightCall),
+	}
+}
+
+// open registers the session and starts the notification pump. The
+// session's context ends when ctx ends, a write fails or close is called.
+func (c *conn) open(ctx context.Context) error {
+	if err := c.srv.RegisterSession(ctx, c.sess); err != nil {
+		return fmt.Errorf("register session %q: %w", c.sess.id, err)
+	}
+	c.ctx, c.stop = context.WithCancel(c.srv.WithContext(ctx, c.sess))
+	go c.pump()
+	return nil
+}
+
+// close refuses new requests, cancels those in flight (their responses are
+// still written), waits for every handler, writes the notifications still
+// queued and unregisters the session. It returns the first write error.
+func (c *conn) close() error {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.stop()
+	c.handlers.Wait()
+	close(c.pumpStop)
+	<-c.pumpGone
+	c.srv.UnregisterSession(context.WithoutCancel(c.ctx), c.sess.id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writeErr
+}
+
+// dispatch handles one incoming message. Notifications, responses and
+// malformed messages are handled inline; each request runs on a goroutine
+// of its own. header is the HTTP header the message came with, or nil.
+func (c *conn) dispatch(msg []byte, header http.Header) {
+	msg = bytes.TrimSpace(msg)
+	if len(msg) == 0 {
+		return
+	}
+	ctx := withHeader(c.ctx, header)
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(msg, &head); err != nil || head.Method == "" || IsNull(head.ID) {
+		if head.Method == CancelledMethod {
+			c.peerCancelled(head.Params)
+		}
+		if resp := c.handle(ctx, nil, msg); resp != nil {
+			c.reply(resp)
+		}
+		return
+	}
+	if c.filter != nil {
+		if reply, handled := c.filter(head.Method, head.ID); handled {
+			if reply != nil {
+				c.reply(reply)
+			}
+			return
+		}
+	}
+
+	key := idKey(head.ID)
+	callCtx, cancel := context.WithCancel(ctx)
+	call := &inflightCall{cancel: cancel, done: make(chan struct{})}
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		cancel()
+		return
+	}
+	c.inflight[key] = call
+	c.handlers.Add(1)
+	c.mu.Unlock()
+
+	h := c.methods[head.Method]
+	go func() {
+		defer c.handlers.Done()
+		defer close(call.done)
+		defer cancel()
+		if h != nil {
+			cc := &Call{
+				id: head.ID, method: head.Method, params: head.Params, header: header,
+				out:        c.writeMsg,
+				suppressed: call.dropped.Load,
+				onEnd:      func(error) { c.forget(key, call) },
+			}
+			cc.run(callCtx, h)
+			return
+		}
+		resp := c.handle(callCtx, head.ID, msg)
+		c.forget(key, call)
+		if resp == nil || call.dropped.Load() {
+			return
+		}
+		c.flushNotifications()
+		c.reply(resp)
+	}()
+}
+
+// forget removes an ended request from the in-flight table.
+func (c *conn) forget(key string, call *inflightCall) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inflight[key] == call {
+		delete(c.inflight, key)
+	}
+}
+
+// handle runs the MCP server on one message, turning a panic into an
+// internal error response for requests.
+func (c *conn) handle(ctx context.Context, id json.RawMessage, msg []byte) (resp any) {
+	defer func() {
+		if r := recover(); r != nil {
+			resp = nil
+			if len(id) > 0 {
+				resp = NewErrorReply(id, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", r))
+			}
+		}
+	}()
+	if m := c.srv.HandleMessage(ctx, msg); m != nil {
+		return m
+	}
+	return nil
+}
+
+// peerCancelled handles notifications/cancelled: it cancels the request,
+// marks its response to be dropped and waits until its handler has returned.
+func (c *conn) peerCancelled(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || IsNull(p.RequestID) {
+		return
+	}
+	c.mu.Lock()
+	call := c.inflight[idKey(p.RequestID)]
+	c.mu.Unlock()
+	if call == nil {
+		return
+	}
+	call.dropped.Store(true)
+	call.cancel()
+	<-call.done
+}
+
+// pump writes the session's notifications until pumpStop is closed, then
+// writes whatever is still queued and exits.
+func (c *conn) pump() {
+	defer close(c.pumpGone)
+	for {
+		select {
+		case n := <-c.sess.ch:
+			c.forward(n)
+		case <-c.pumpStop:
+			for {
+				select {
+				case n := <-c.sess.ch:
+					c.forward(n)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (c *conn) forward(n mcp.JSONRPCNotification) {
+	if n.Method == barrierMethod {
+		if ack, ok := n.Params.AdditionalFields["ack"].(chan struct{}); ok {
+			close(ack)
+		}
+		return
+	}
+	c.reply(n)
+}
+
+// flushNotifications returns once every notification queued before the call
+// has been written, so that notifications a handler sent precede its response.
+func (c *conn) flushNotifications() {
+	ack := make(chan struct{})
+	marker := mcp.JSONRPCNotification{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{
+			Method: barrierMethod,
+			Params: mcp.NotificationParams{AdditionalFields: map[string]any{"ack": ack}},
+		},
+	}
+	select {
+	case c.sess.ch <- marker:
+	case <-c.pumpGone:
+		return
+	}
+	select {
+	case <-ack:
+	case <-c.pumpGone:
+	}
+}
+
+// reply writes v as one message.
+func (c *conn) reply(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(NewErrorReply(nil, mcp.INTERNAL_ERROR, "cannot encode message: "+err.Error()))
+	}
+	_ = c.writeMsg(b)
+}
+
+// writeMsg writes one encoded message. The first failure ends the session.
+func (c *conn) writeMsg(b []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	c.mu.Lock()
+	failed := c.writeErr
+	c.mu.Unlock()
+	if failed != nil {
+		return failed
+	}
+	if err := c.write(b); err != nil {
+		c.mu.Lock()
+		if c.writeErr == nil {
+			c.writeErr = err
+		}
+		c.mu.Unlock()
+		c.stop()
+		return err
+	}
+	return nil
+}

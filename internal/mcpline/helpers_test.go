@@ -1,0 +1,161 @@
+package mcpline
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// testCtx bounds a test generously; nothing in it should take long.
+func testCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// probe records what the test handlers saw.
+type probe struct {
+	cancelled chan string // the id of every stream whose context ended
+	headers   chan string // the X-Test header of every x/stream call
+}
+
+func newProbe() *probe {
+	return &probe{cancelled: make(chan string, 16), headers: make(chan string, 16)}
+}
+
+// methods returns the custom methods the front tests use:
+//   - x/echo answers its params;
+//   - x/stream sends x/item {"n":1} and {"n":2} (stamped), x/changed
+//     (unstamped), then ends as params.end says ("result", "error",
+//     "cancel", "eof" or "never"), then sends x/item {"n":3} late.
+func (p *probe) methods() Methods {
+	return Methods{
+		"x/echo": func(_ context.Context, c *Call) (any, error) {
+			return c.Params(), nil
+		},
+		"x/stream": func(ctx context.Context, c *Call) (any, error) {
+			var params struct{ End string }
+			_ = json.Unmarshal(c.Params(), &params)
+			if c.Header() != nil {
+				p.headers <- c.Header().Get("X-Test")
+			}
+			for n := 1; n <= 2; n++ {
+				if err := c.Send("x/item", map[string]any{"n": n, "_meta": map[string]any{"keep": "me"}}); err != nil {
+					return nil, err
+				}
+			}
+			_ = c.Notify("x/changed", nil)
+			var end error
+			switch params.End {
+			case "result":
+				end = c.End(map[string]any{"done": true}, nil)
+			case "error":
+				end = c.End(nil, &Error{Code: -32012, Message: "forbidden", Data: json.RawMessage(`{"why":"test"}`)})
+			case "cancel":
+				end = c.End(nil, ErrServerCancel)
+			case "eof":
+				end = c.End(nil, ErrNoResult)
+			default:
+				<-ctx.Done()
+				p.cancelled <- string(c.ID())
+				return nil, ctx.Err()
+			}
+			if end != nil {
+				return nil, end
+			}
+			_ = c.Send("x/item", map[string]any{"n": 3})
+			return "ignored", nil
+		},
+	}
+}
+
+// newMCP returns an mcp-go server with one tool, "hi".
+func newMCP() *server.MCPServer {
+	s := server.NewMCPServer("mcpline-test", "0", server.WithToolCapabilities(true))
+	s.AddTool(mcp.NewTool("hi"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		h := req.Header.Get("X-Test")
+		if rh := RequestHeader(ctx); h == "" && rh != nil {
+			h = rh.Get("X-Test")
+		}
+		return mcp.NewToolResultText("hi " + h), nil
+	})
+	return s
+}
+
+// frame is one decoded JSON-RPC message as the tests look at it.
+type frame struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		N         int             `json:"n"`
+		RequestID json.RawMessage `json:"requestId"`
+		Meta      map[string]any  `json:"_meta"`
+	} `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	} `json:"error"`
+}
+
+func decode(t *testing.T, b []byte) frame {
+	t.Helper()
+	var f frame
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+	return f
+}
+
+// sseReader reads "message" events (and the "endpoint" event) from a body.
+type sseReader struct{ r *bufio.Reader }
+
+// next returns the next event's name and data; io.EOF at a clean end.
+func (s *sseReader) next() (event, data string, err error) {
+	for {
+		line, err := s.r.ReadString('\n')
+		if err != nil {
+			if err == io.EOF && (event != "" || data != "") {
+				err = io.ErrUnexpectedEOF
+			}
+			return event, data, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "":
+			if data != "" || event != "" {
+				return event, data, nil
+			}
+		case strings.HasPrefix(line, "event:"):
+			event = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
+		case strings.HasPrefix(line, "data:"):
+			data += strings.TrimSpace(strings.TrimPrefix(line, "data:"))
+		}
+	}
+}
+
+// checkStreamFrames checks the frames every x/stream call starts with.
+func checkStreamFrames(t *testing.T, id string, next func() frame) {
+	t.Helper()
+	for n := 1; n <= 2; n++ {
+		f := next()
+		if f.Method != "x/item" || f.Params.N != n {
+			t.Fatalf("frame %d: %+v", n, f)
+		}
+		if got, _ := json.Marshal(f.Params.Meta[SubscriptionIDKey]); string(got) != id || f.Params.Meta["keep"] != "me" {
+			t.Fatalf("frame %d _meta = %v, want the subscription id %s and keep=me", n, f.Params.Meta, id)
+		}
+	}
+	if f := next(); f.Method != "x/changed" || f.Params.Meta != nil {
+		t.Fatalf("unsolicited frame: %+v", f)
+	}
+}
