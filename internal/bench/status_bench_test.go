@@ -18,7 +18,8 @@ import (
 // user or a shell prompt would, against 32 lazy servers whose metadata is
 // in the cache (20 tools each): start, read the configuration and the cache,
 // print every server as cached, exit. Nothing is connected. It reports the
-// median and 99th-percentile wall time of one run:
+// median and 99th-percentile wall time of one run, and the median of
+// `runtime --help` (process start alone) measured alternately:
 //
 //	go test ./internal/bench -run '^$' -bench StatusCold32 -benchtime 50x
 func BenchmarkStatusCold32(b *testing.B) {
@@ -71,15 +72,28 @@ func BenchmarkStatusCold32(b *testing.B) {
 	if out := run(); strings.Count(out, "(20 tools, cached)") != 32 {
 		b.Fatalf("not every server shows as cached:\n%s", out)
 	}
+	// The same binary printing its help: process start and package
+	// initialisation alone, measured alternately as a baseline.
+	help := func() {
+		if out, err := exec.Command(bin, "--help").CombinedOutput(); err != nil {
+			b.Fatalf("runtime --help: %v\n%s", err, out)
+		}
+	}
 	times := make([]time.Duration, 0, b.N)
+	base := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
 		run()
 		times = append(times, time.Since(start))
+		start = time.Now()
+		help()
+		base = append(base, time.Since(start))
 	}
 	b.StopTimer()
 	slices.Sort(times)
+	slices.Sort(base)
 	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(base[len(base)/2].Microseconds())/1000, "help-p50-ms")
 }
