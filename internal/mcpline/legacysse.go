@@ -104,10 +104,6 @@ func (s *LegacySSE) serveStream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Connection", "keep-alive")
 	w.WriteHeader(http.StatusOK)
-	if _, err := fmt.Fprintf(w, "event: endpoint\ndata: %s?sessionId=%s\n\n", s.messagePath, id); err != nil {
-		return
-	}
-	flusher.Flush()
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -126,9 +122,18 @@ func (s *LegacySSE) serveStream(w http.ResponseWriter, r *http.Request) {
 	if err := c.open(ctx); err != nil {
 		return
 	}
+	// The session is known before the client can learn its endpoint, and
+	// the endpoint event precedes every message.
 	s.mu.Lock()
 	s.sessions[id] = c
 	s.mu.Unlock()
+	c.writeMu.Lock()
+	_, err = fmt.Fprintf(w, "event: endpoint\ndata: %s?sessionId=%s\n\n", s.messagePath, id)
+	flusher.Flush()
+	c.writeMu.Unlock()
+	if err != nil {
+		c.stop()
+	}
 
 	<-c.ctx.Done() // the client left, Close was called or a write failed
 

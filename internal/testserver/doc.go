@@ -10,8 +10,9 @@
 //
 //	--stdio            newline-delimited JSON-RPC on stdin/stdout (default)
 //	--http ADDR        Streamable HTTP at http://ADDR/mcp
-//	--sse ADDR         legacy HTTP+SSE only: GET /mcp is the event stream,
-//	                   POST /message?sessionId=... carries requests and any
+//	--sse ADDR         legacy HTTP+SSE only (our own front,
+//	                   mcpline.LegacySSE): GET /mcp is the event stream,
+//	                   POST /message?sessionId=... carries messages and any
 //	                   other method on /mcp answers 405
 //	--socket PATH      the stdio line protocol on each Unix socket connection
 //
@@ -34,12 +35,41 @@
 // the server's environment has GORACE=atexit_sleep_ms=0.
 //
 // Tools: echo, add, hang, slow, crash, big, stderr, env, environ, cwd,
-// grandchild, notify and fail (see [ToolNames]). hang sends one
+// grandchild, notify, fail and header (see [ToolNames]). hang sends one
 // notifications/progress when its request carries a progress token, then
 // blocks until cancelled and appends "cancelled" to the file named by
-// [EnvCancelLog]. When [EnvNoteLog] names a file, the server appends the
-// method of every notification it receives to it, one per line, in every
-// mode.
+// [EnvCancelLog].
+//
+// Protocol extension "example", served in every mode and with both
+// handshakes (through internal/mcpline's fronts, since mcp-go cannot serve
+// custom methods):
+//   - example/list answers {"items":["a","b"]};
+//   - example/poke sends an unsolicited notifications/example/list_changed
+//     (no subscription id), then answers {};
+//   - example/stream ([StreamParams]: count, intervalMs, end, errorCode,
+//     errorMessage, errorData, late) sends notifications/example/active,
+//     one notifications/example/undeclared, then count
+//     notifications/example/item {"n":1..count} intervalMs apart, all with
+//     params._meta["io.modelcontextprotocol/subscriptionId"] = the request
+//     id; then it ends as end says: "result" (default, {"sent":count}),
+//     "error" (errorCode, default -32000; errorMessage; errorData as given),
+//     "cancel" (the server sends notifications/cancelled {requestId}), "eof"
+//     (no result; on Streamable HTTP the POST's response ends) or "never"
+//     (until cancelled); then it sends late more items {"n":count+1...}
+//     with the same subscription id (on Streamable HTTP on the same
+//     response, before it closes; none after "eof" there). When its
+//     context ends first (the client cancelled it: notifications/cancelled
+//     on stdio, sockets and legacy SSE, the aborted POST on Streamable
+//     HTTP; or the connection ended) it appends [StreamCancelLine] to the
+//     file named by [EnvCancelLog] and still sends its late items.
+//
+// Logs: when [EnvNoteLog] names a file, the server appends the method of
+// every notification it receives to it, one per line, in every mode, and
+// for notifications/cancelled a second line, [CancelNote]
+// ("notifications/cancelled <requestId as JSON>"). When [EnvRequestLog] names a
+// file, it appends one JSON [RequestRecord] per request received:
+// {"method","id","meta" (params._meta or null),"mcpMethod","mcpName" (the
+// HTTP headers, or "")}; [ReadRequestLog] reads it back.
 //
 // Concurrency contract: on a stdio or socket connection one goroutine reads
 // and dispatches lines in order; notifications from the client (including
@@ -49,7 +79,10 @@
 // handler has returned, so every later line is processed after the
 // cancellation took effect. One pump goroutine per connection writes
 // server-to-client notifications; a handler's response is written only after
-// the notifications it sent, and a mutex serialises all writes. Over HTTP the
-// mcp-go transports own the goroutines and cancellation follows the request's
-// context (the client dropping the connection) or notifications/cancelled.
+// the notifications it sent, and a mutex serialises all writes. A legacy SSE
+// session behaves the same with POSTs in place of lines (a POSTed
+// notifications/cancelled is answered once the handler has returned). On
+// Streamable HTTP mcp-go owns the goroutines of ordinary requests, an
+// example request runs on its POST's goroutine, and cancellation follows the
+// request's context (the client dropping the connection).
 package testserver

@@ -166,7 +166,12 @@ func serveStdio(ctx context.Context, cfg config, srv *server.MCPServer) error {
 			return err
 		}
 	}
-	return mcpline.Serve(ctx, srv, "stdio", tapNotes(os.Stdin), os.Stdout, cfg.filter())
+	return mcpline.ServeWith(ctx, srv, tapWire(os.Stdin), os.Stdout, cfg.lineOptions("stdio"))
+}
+
+// lineOptions returns the options of one stdio or socket connection.
+func (cfg config) lineOptions(sessionID string) mcpline.Options {
+	return mcpline.Options{SessionID: sessionID, Filter: cfg.filter(), Methods: exampleMethods()}
 }
 
 // stdinClosed returns a channel closed when stdin reaches end of file. When

@@ -61,7 +61,7 @@ func serveStreamable(_ context.Context, cfg config, srv *server.MCPServer) error
 	if err != nil {
 		return err
 	}
-	var h http.Handler = server.NewStreamableHTTPServer(srv)
+	var h http.Handler = mcpline.StreamableHTTP(server.NewStreamableHTTPServer(srv), exampleMethods())
 	if cfg.modernOnly {
 		h = refuseInitialize(h)
 	}
@@ -69,7 +69,7 @@ func serveStreamable(_ context.Context, cfg config, srv *server.MCPServer) error
 		h = answerPostsWith(cfg.postStatus, h)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", logNotesHTTP(h))
+	mux.Handle("/mcp", logHTTP(h))
 	return serveHTTPUntilStdinEOF(ln, mux, "http://"+ln.Addr().String()+"/mcp")
 }
 
@@ -82,24 +82,20 @@ func serveSSE(_ context.Context, cfg config, srv *server.MCPServer) error {
 	if err != nil {
 		return err
 	}
-	sse := server.NewSSEServer(srv,
-		server.WithSSEEndpoint("/mcp"),
-		server.WithMessageEndpoint("/message"),
-		server.WithUseFullURLForMessageEndpoint(false),
-	)
+	front := mcpline.NewLegacySSE(srv, "/mcp", "/message", mcpline.Options{Methods: exampleMethods()})
+	defer front.Close()
 	refusal := http.StatusMethodNotAllowed
 	if cfg.postStatus != 0 {
 		refusal = cfg.postStatus
 	}
-	notes := logNotesHTTP(sse)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := logHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/mcp" && r.Method != http.MethodGet {
 			w.Header().Set("Allow", http.MethodGet)
 			http.Error(w, "this server speaks only the legacy HTTP+SSE transport", refusal)
 			return
 		}
-		notes.ServeHTTP(w, r)
-	})
+		front.ServeHTTP(w, r)
+	}))
 	return serveHTTPUntilStdinEOF(ln, h, "http://"+ln.Addr().String()+"/mcp")
 }
 
@@ -126,7 +122,7 @@ func serveSocket(ctx context.Context, cfg config, srv *server.MCPServer) error {
 			go func() {
 				defer conns.Done()
 				defer conn.Close()
-				err := mcpline.Serve(ctx, srv, fmt.Sprintf("socket-%d", n), tapNotes(conn), conn, cfg.filter())
+				err := mcpline.ServeWith(ctx, srv, tapWire(conn), conn, cfg.lineOptions(fmt.Sprintf("socket-%d", n)))
 				if err != nil && !errors.Is(err, net.ErrClosed) {
 					fmt.Fprintf(os.Stderr, "testserver: socket connection %d: %v\n", n, err)
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/internal/mcpline"
 )
 
 // Version is the server version the test server reports.
@@ -225,12 +226,17 @@ func failTool(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error)
 	return mcp.NewToolResultError("failed on purpose"), nil
 }
 
-func headerTool(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// headerTool reports a header of the HTTP request that carried the call:
+// mcp-go's own on Streamable HTTP, the POST's on legacy SSE.
+func headerTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name, err := req.RequireString("name")
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
 	}
 	if v := req.Header.Get(name); v != "" {
+		return text(v), nil
+	}
+	if v := mcpline.RequestHeader(ctx).Get(name); v != "" {
 		return text(v), nil
 	}
 	return text("<unset>"), nil
