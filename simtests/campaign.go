@@ -26,7 +26,7 @@ func Campaign(w *World) error {
 			return err
 		}
 	}
-	if r.IntN(2) == 0 {
+	if r.IntN(4) != 0 {
 		if err := c.quiesce(); err != nil {
 			return err
 		}
@@ -149,7 +149,7 @@ func (c *campaign) op() error {
 	case k < 82:
 		return w.Advance(c.pick(time.Duration(r.Int64N(int64(2*time.Second))), time.Duration(r.Int64N(int64(40*time.Second))),
 			time.Duration(r.Int64N(int64(6*time.Minute)))).Truncate(time.Millisecond))
-	case k < 97: // run a little: the next few activations or timers
+	case k < 94: // run a little: the next few activations or timers
 		for i, n := 0, 1+r.IntN(30); i < n; i++ {
 			w.quiet()
 			if ran, err := w.step(true); err != nil || !ran {

@@ -252,10 +252,10 @@ func (h *Host) start(op *hostOp, run func(context.Context) outcome) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	op.cancel, op.ch, op.start = cancel, make(chan outcome, 1), h.w.Now()
+	h.w.Tracef("host %s %s", op.id, op.what)
+	h.w.inv.hostStarted(op) // before op counts as active
 	h.byID[op.id] = op
 	h.active = append(h.active, op)
-	h.w.Tracef("host %s %s", op.id, op.what)
-	h.w.inv.hostStarted(op)
 	go func() { op.ch <- run(ctx) }()
 	h.w.quiet()
 	return nil

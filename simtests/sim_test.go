@@ -15,7 +15,7 @@ import (
 
 var (
 	seedFlag  = flag.Uint64("seed", 0, "TestSim: run only this seed (and print its trace with -v)")
-	seedsFlag = flag.Int("seeds", 400, "TestSim: how many seeds to run, from -first-seed on")
+	seedsFlag = flag.Int("seeds", 500, "TestSim: how many seeds to run, from -first-seed on")
 	firstSeed = flag.Uint64("first-seed", 1, "TestSim: the first seed of the campaign")
 	strict    = flag.Bool("strict", false, "TestSim: fail on known issues too (see known.go)")
 )
