@@ -286,6 +286,14 @@ func TestExampleLegacySSE(t *testing.T) {
 	if f := w.next(t, `"echo"`); !strings.Contains(string(f.Result), "legacy-sse") {
 		t.Fatalf("header tool over legacy SSE: %s %+v", f.Result, f.Error)
 	}
+	// mcp-go's own notifications reach the event stream, before the response.
+	w.request(t, `"notify"`, string(mcp.MethodToolsCall), `{"name":"notify","arguments":{}}`)
+	if f := w.next(t, `"notify"`); f.Method != string(mcp.MethodNotificationToolsListChanged) {
+		t.Fatalf("notify tool over legacy SSE: first frame %s %s", f.Method, f.Result)
+	}
+	if f := w.next(t, `"notify"`); !strings.Contains(string(f.Result), "ok") {
+		t.Fatalf("notify tool over legacy SSE: %s %+v", f.Result, f.Error)
+	}
 	exampleScenarios(t, ctx, w, false, l)
 }
 
