@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -17,8 +18,9 @@ const (
 	opHealth                // a keep-alive health check
 )
 
-// maxPages bounds a paginated listing.
-const maxPages = 100
+// maxPages bounds a paginated listing: the catalog limit of pagination
+// cursors.
+const maxPages = catalog.MaxCursors
 
 // op is one operation in flight on a connection generation.
 type op struct {
@@ -186,7 +188,7 @@ func (s *serverActor) page(o *op, result json.RawMessage) (*string, *messages.Er
 		return nil, messages.Errorf(messages.KindProtocol, s.cfg.Name, "%s repeated a pagination cursor", o.method)
 	}
 	if len(o.cursors) >= maxPages {
-		return nil, messages.Errorf(messages.KindProtocol, s.cfg.Name, "%s returned more than %d pages", o.method, maxPages)
+		return nil, messages.Errorf(messages.KindProtocol, s.cfg.Name, "%s needs more than %d pagination cursors (the catalog limit)", o.method, maxPages)
 	}
 	o.cursors[next] = true
 	return &next, nil

@@ -1,10 +1,16 @@
 // Package tools builds the agent-facing tools: their names, descriptions,
-// JSON input schemas, argument parsing and the text a model reads back. The
-// first is the `mcp` proxy tool (status, list a server, call a tool).
+// JSON input schemas, argument parsing and the text a model reads back.
+// The `mcp` proxy tool (status, list, search, describe, instructions,
+// connect, call) and the direct tools share one view of the catalog per
+// catalog version (the exposed tools after includeTools/excludeTools, with
+// resource tools, name indexes and a search index built on first use) and
+// one result pipeline (output-schema validation, the output guard that cuts
+// long text and saves full results to private files). See docs/proxy.md.
 //
 // Concurrency contract: a Tool's Execute may be called from many goroutines
 // at once. It blocks its caller until the answer arrives or the caller's
 // context ends, talking to the actors only through actors.System (typed
 // messages with reply functions); it never blocks an actor and starts no
-// goroutines of its own.
+// goroutines of its own. Views are immutable and swapped atomically; the
+// status and catalog reads never connect anything.
 package tools

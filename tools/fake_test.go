@@ -27,6 +27,7 @@ type fakeServer struct {
 	instructions string
 	call         func(name string, args json.RawMessage) (json.RawMessage, *messages.Error)
 	read         func(uri string) json.RawMessage
+	pageSize     int // tools/list pages (0: one page)
 	sent         map[string]int
 	dials        int
 	conn         *fakeConn
@@ -96,6 +97,17 @@ func (c *fakeConn) Send(op messages.Op) {
 	switch op.Method {
 	case "tools/list":
 		res.Result = list("tools", f.tools)
+		if f.pageSize > 0 {
+			var p struct{ Cursor string }
+			json.Unmarshal(op.Params, &p)
+			from := 0
+			fmt.Sscanf(p.Cursor, "c%d", &from)
+			to := min(from+f.pageSize, len(f.tools))
+			res.Result = list("tools", f.tools[from:to])
+			if to < len(f.tools) {
+				res.Result = json.RawMessage(fmt.Sprintf(`{"tools":[%s],"nextCursor":"c%d"}`, strings.Join(f.tools[from:to], ","), to))
+			}
+		}
 	case "resources/list":
 		res.Result = list("resources", f.resources)
 	case "resources/templates/list":

@@ -195,6 +195,27 @@ func TestCatalogLimitFailsOneServer(t *testing.T) {
 	wantOK(t, r.exec(`{"tool":"ok"}`), "ok {}")
 }
 
+// A listing that needs more than 100 pagination cursors fails that server
+// only; 100 cursors are fine.
+func TestCursorLimit(t *testing.T) {
+	mk := func(n int) []string {
+		var out []string
+		for i := 0; i < n; i++ {
+			out = append(out, fmt.Sprintf(`{"name":"t%03d"}`, i))
+		}
+		return out
+	}
+	fs := map[string]*fakeServer{"ok": {tools: mk(101), pageSize: 1}, "over": {tools: mk(102), pageSize: 1}}
+	r := newFakeRig(t, fs, named("ok", "over"), config.Settings{}, "")
+	if res := r.exec(`{"server":"ok"}`); res.IsError || res.Details["count"] != 101 {
+		t.Fatalf("100 cursors: %.200s", res.Text)
+	}
+	res := r.exec(`{"server":"over"}`)
+	if !res.IsError || !strings.Contains(res.Text, "more than 100 pagination cursors") {
+		t.Fatalf("101 cursors: %q", res.Text)
+	}
+}
+
 // notifications/tools/list_changed lists the catalog again at once.
 func TestListChangedRefreshesTheCatalog(t *testing.T) {
 	fs := map[string]*fakeServer{"s": {tools: []string{tool("old", "Old")}}}
