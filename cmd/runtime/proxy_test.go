@@ -1,0 +1,55 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcprt/mcprt/internal/testenv"
+)
+
+// The proxy tool's modes as commands: connect lists and caches the catalog;
+// status, search, describe and instructions then answer from the cache in
+// new processes, in text and with --json.
+func TestProxyCommands(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcp.json")
+	srv := map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio --instructions Call-echo-first.")}
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": srv}})
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"MCPRT_AGENT_DIR=" + filepath.Join(dir, "agent")}
+	if o := runCLI(t, env, "connect", "t", "--config", cfg); o.code != 0 || !strings.HasPrefix(o.stdout, "t (") || !strings.Contains(o.stdout, "- echo - ") {
+		t.Fatalf("connect: %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "agent", "mcp-cache.json")); err != nil {
+		t.Fatalf("connect left no cache: %v", err)
+	}
+	if o := runCLI(t, env, "status", "--config", cfg); o.code != 0 || !strings.Contains(o.stdout, "○ t (") || !strings.Contains(o.stdout, "tools, cached)") {
+		t.Fatalf("status: %q %q", o.stdout, o.stderr)
+	}
+	o := runCLI(t, env, "search", "echo", "--config", cfg, "--json")
+	var res struct {
+		Text    string         `json:"text"`
+		Details map[string]any `json:"details"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &res); err != nil || o.code != 0 || res.Details["count"] == nil || !strings.Contains(res.Text, "- echo (t)") {
+		t.Fatalf("search --json: %v %q %q", err, o.stdout, o.stderr)
+	}
+	if o := runCLI(t, env, "describe", "t_echo", "--config", cfg); o.code != 0 || !strings.HasPrefix(o.stdout, "echo\nServer: t\n") || !strings.Contains(o.stdout, "message (string, required)") {
+		t.Fatalf("describe: %q %q", o.stdout, o.stderr)
+	}
+	if o := runCLI(t, env, "describe", "ehco", "--config", cfg); o.code != 1 || !strings.Contains(o.stderr, "did you mean echo") {
+		t.Fatalf("describe miss: %d %q", o.code, o.stderr)
+	}
+	if o := runCLI(t, env, "instructions", "t", "--config", cfg); o.code != 0 || strings.TrimSpace(o.stdout) != "Call-echo-first." {
+		t.Fatalf("instructions: %q %q", o.stdout, o.stderr)
+	}
+	if o := runCLI(t, env, "search", "--config", cfg, "--regex", "^ec"); o.code != 0 || !strings.Contains(o.stdout, "- echo (t)") {
+		t.Fatalf("search --regex: %q %q", o.stdout, o.stderr)
+	}
+}
