@@ -127,8 +127,10 @@ func (c *campaign) op() error {
 			return nil
 		}
 		return h.Connect(c.id("k"), c.server().Name, r.IntN(3) == 0)
-	case k < 52:
+	case k < 50:
 		return h.Status(c.id("s"))
+	case k < 52: // the proxy tool's status, from the status board
+		return h.MCP(c.id("m"), `{}`)
 	case k < 60: // the host gives up on something in flight
 		var cands []*hostOp
 		for _, op := range h.active {

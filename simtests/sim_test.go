@@ -121,12 +121,16 @@ func TestSim(t *testing.T) {
 	}
 	began := time.Now()
 	distinct := map[string]bool{}
+	var issues []*KnownIssue // in the order first hit
 	known := map[*KnownIssue][]uint64{}
 	lines := 0
 	for _, seed := range seeds {
 		first, err := runSeed(t, seed)
 		var k *KnownIssue
 		if errors.As(err, &k) && !*strict {
+			if known[k] == nil {
+				issues = append(issues, k)
+			}
 			known[k] = append(known[k], seed)
 		} else if err != nil {
 			t.Fatalf("seed %d: %v\n%s\nreproduce with: %s", seed, err, tail(first, 60), reproduce(seed))
@@ -149,7 +153,8 @@ func TestSim(t *testing.T) {
 	}
 	t.Logf("%d seeds run twice each, all replayed byte for byte: %d distinct traces, %d trace lines per run, %s",
 		len(seeds), len(distinct), lines, time.Since(began).Round(time.Millisecond))
-	for k, ss := range known {
+	for _, k := range issues {
+		ss := known[k]
 		t.Logf("%s: hit by %d seed(s), first %d (%s; -strict fails on it)", k, len(ss), ss[0], reproduce(ss[0]))
 	}
 }
