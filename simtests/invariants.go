@@ -41,8 +41,9 @@ type checker struct {
 	failedAt map[string]time.Duration // server -> when a model connect failed
 	closed   bool                     // Close has returned
 	// listNotSent counts, per server, tools/list requests the port
-	// reported as not sent (they move to a new connection): the trigger
-	// of known issue K1.
+	// reported as not sent (they move to a new connection), or sent on a
+	// connection while one on an older connection was unanswered: the
+	// triggers of known issue K1.
 	listNotSent map[string]int
 }
 
@@ -82,10 +83,14 @@ func (c *checker) dialEnded(server string) {
 func (c *checker) dialSucceeded(server string) { delete(c.failedAt, server) }
 
 // received is a request arriving at a server.
-func (c *checker) received(label string, op messages.Op) {
+func (c *checker) received(l *link, op messages.Op) {
+	if op.Method == "tools/list" {
+		c.listOverlap(l)
+	}
 	if op.Method != "tools/call" {
 		return
 	}
+	label := l.label
 	var p struct {
 		Arguments struct {
 			Call string `json:"call"`
@@ -104,6 +109,23 @@ func (c *checker) received(label string, op messages.Op) {
 func (c *checker) notSent(server string, op messages.Op) {
 	if op.Method == "tools/list" {
 		c.listNotSent[server]++
+	}
+}
+
+// listOverlap notes a tools/list arriving on l while an older connection
+// of the same server still has one unanswered (a listing of a replaced
+// connection, say after an explicit fresh connect): a trigger of K1.
+func (c *checker) listOverlap(l *link) {
+	for _, old := range l.srv.links {
+		if old.gen >= l.gen || old.conn == nil {
+			continue
+		}
+		for _, r := range old.conn.pending {
+			if r.op.Method == "tools/list" {
+				c.listNotSent[l.srv.Name]++
+				return
+			}
+		}
 	}
 }
 

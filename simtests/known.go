@@ -20,16 +20,19 @@ func (k *KnownIssue) Error() string { return "known issue " + k.ID + ": " + k.Wh
 // when a refresh starts on a newer connection (joinRefresh), and stepDone
 // and completeRefresh of the replaced run return early (s.refresh != r),
 // so its waiters are never answered. It happens when a refresh's
-// tools/list is reported not sent and moved to the new connection, where
-// the new connection's own refresh has already started: the host call that
-// was waiting for the catalog (a call whose tool must be looked up, a
-// list) waits until its context ends or Close.
+// tools/list is reported not sent and moved to a new connection, where
+// that connection's own refresh has started, and, with no fault at all,
+// when an explicit fresh connect replaces a connection whose refresh is
+// still listing. The host call that was waiting for the catalog (a call
+// whose tool must be looked up, a listing) waits until its context ends
+// or Close.
 var IssueK1 = &KnownIssue{ID: "K1", What: "a catalog refresh superseded by one on a newer connection never answers its waiters (actors/server_catalog.go joinRefresh, stepDone)"}
 
 // unanswered explains host operations that got no answer within a bound:
 // as known issue K1 when every one of them waits on a server (or, for a
-// lookup, on any server) where a tools/list was moved after "not sent",
-// else as a broken invariant naming them.
+// lookup, on any server) where a listing was moved after "not sent" or
+// overlapped one on an older connection, else as a broken invariant naming
+// them.
 func (w *World) unanswered(cause error) error {
 	var ids []string
 	k1 := true

@@ -144,7 +144,7 @@ func (c *simConn) Send(op messages.Op) {
 			Err: messages.Errorf(messages.KindDisconnected, l.srv.Name, "connection closed")}, line: fmt.Sprintf("%d not sent", op.ID)})
 		return
 	}
-	l.w.inv.received(l.label, op)
+	l.w.inv.received(l, op)
 	plan := l.srv.planRequest(op.Method)
 	if plan.note != "" {
 		l.w.Tracef("%s ! %d %s", l.label, op.ID, plan.note)
