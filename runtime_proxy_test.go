@@ -176,3 +176,37 @@ func TestGetPrompt(t *testing.T) {
 		t.Fatalf("resource tool: %q", res.Text)
 	}
 }
+
+// notifications/tools/list_changed lists the catalog again, rewrites the
+// cache and tells the host through WatchTools.
+func TestListChangedSignalsTheHost(t *testing.T) {
+	dir := t.TempDir()
+	srv := selfServer(t, "")
+	srv.DirectTools = &config.DirectTools{Names: []string{"echo", "notify"}}
+	rt, d := startWithCache(t, &config.File{MCPServers: map[string]config.Server{"t": srv}}, dir, nil)
+	ctx := testCtx(t)
+	changed, stop := rt.WatchTools()
+	defer stop()
+	for toolNames(rt.Tools()) != "mcp t_echo t_notify" {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("direct tools: %s", toolNames(rt.Tools()))
+		}
+	}
+	for len(changed) > 0 {
+		<-changed
+	}
+	notify, _ := rt.Tool("t_notify")
+	if res := notify.Execute(ctx, json.RawMessage(`{}`)); res.IsError {
+		t.Fatal(res.Text)
+	}
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no tools-changed signal after list_changed")
+	}
+	if d.dialCount("t") != 1 {
+		t.Fatalf("%d dials", d.dialCount("t"))
+	}
+}
