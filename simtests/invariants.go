@@ -153,12 +153,30 @@ func (c *checker) hostStarted(op *hostOp) {
 			return // (during shutdown every call gets shutdown instead)
 		}
 		at, ok := c.failedAt[op.server]
-		if ok && c.w.Now()-at < supervisor.DefaultFailureMemory {
+		if ok && c.w.Now()-at < supervisor.DefaultFailureMemory && c.settledFor(op.server) {
 			op.expectBackoff, op.dialsAtStart = true, c.dials[op.server]
 		}
 	case "status":
 		op.quiescentStart = c.w.Host.Active() == 0 && c.w.Disp.Pending() == 0 && c.outstanding() == 0
 	}
+}
+
+// settledFor reports whether server is surely not connecting, as the
+// runtime sees it: nothing is queued (so no start slot request is on its
+// way), no start slot is being waited for, and every dial of the server
+// has had its outcome delivered. Internal work (a catalog listing moved to
+// a new connection) dials without regard to failure memory; then a model
+// call waits for that dial, rightly.
+func (c *checker) settledFor(server string) bool {
+	if c.w.Disp.Pending() > 0 || c.starting >= actors.DefaultMaxStarts {
+		return false
+	}
+	for _, l := range c.w.servers[server].links {
+		if !l.delivered {
+			return false
+		}
+	}
+	return true
 }
 
 // outstanding counts requests received and not answered, all servers.

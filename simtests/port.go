@@ -23,6 +23,7 @@ type link struct {
 
 	outbox    []delivery
 	resolved  bool // the DialResult is pushed (or the dial was cancelled)
+	delivered bool // the DialResult is delivered
 	dialTimer clock.Timer
 	conn      *simConn
 }
@@ -100,6 +101,9 @@ func (l *link) deliver() {
 	d := l.outbox[0]
 	l.outbox = l.outbox[1:]
 	l.w.Tracef("%s < %s", l.label, d.line)
+	if _, ok := d.msg.(messages.DialResult); ok {
+		l.delivered = true
+	}
 	if d.ok {
 		l.w.inv.dialSucceeded(l.srv.Name)
 	}
