@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,7 +58,7 @@ type PromptResult struct {
 // the prompt is known, its required arguments are checked first and
 // unknown ones refused; the server is connected as its lifecycle allows.
 func (r *Runtime) GetPrompt(ctx context.Context, server, name string, args map[string]string) (PromptResult, error) {
-	if !containsName(r.sys.Names(), server) {
+	if !slices.Contains(r.sys.Names(), server) {
 		return PromptResult{}, messages.Errorf(messages.KindServerNotFound, "", "no server named %q is configured", server)
 	}
 	for _, p := range r.sys.Catalog().Snapshot().Server(server).Prompts {
@@ -91,15 +92,6 @@ func (r *Runtime) GetPrompt(ctx context.Context, server, name string, args map[s
 		return PromptResult{}, rep.Err
 	}
 	return renderPrompt(rep.Result)
-}
-
-func containsName(names []string, n string) bool {
-	for _, x := range names {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 // renderPrompt decodes a prompts/get result.

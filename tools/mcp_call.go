@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mcprt/mcprt/actors"
+	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -208,4 +209,5 @@ func onceReply[R any](f func(R)) func(R) {
 	return func(r R) { o.Do(func() { f(r) }) }
 }
 
-func normalize(s string) string { return strings.ToLower(strings.ReplaceAll(s, "-", "_")) }
+// normalize folds case and '-' versus '_' (catalog.NormalizeName).
+var normalize = catalog.NormalizeName
