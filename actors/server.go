@@ -22,26 +22,28 @@ type serverActor struct {
 	inc uint64
 	me  *actor.PID
 
-	life      *supervisor.Lifecycle
-	conns     map[uint64]messages.Conn // by generation, until ConnClosed
-	dial      messages.Dialing         // the dial in progress
-	dialGen   uint64                   // its generation; 0 when none
-	slotGen   uint64                   // generation holding a start slot; 0 when none
-	startup   clock.Timer
-	timers    map[supervisor.TimerKind]clock.Timer
-	deadlines deadlines
-	info      messages.ServerInfo
-	waiters   []*waiter
-	ops       map[messages.OpID]*op
-	byToken   map[messages.Token]*op
-	tools     int         // tools last listed; -1 when unknown
-	refresh   *refreshRun // the catalog listing in progress, if any
-	catGen    uint64      // the connection generation the catalog was last listed on
-	catStale  bool        // a list changed since
-	published statusKey   // what was last published to the status board
-	restarts  int
-	closed    bool
-	stopping  func() // the Shutdown reply, pending until everything closed
+	life        *supervisor.Lifecycle
+	conns       map[uint64]messages.Conn // by generation, until ConnClosed
+	dial        messages.Dialing         // the dial in progress
+	dialGen     uint64                   // its generation; 0 when none
+	slotGen     uint64                   // generation holding a start slot; 0 when none
+	startup     clock.Timer
+	timers      map[supervisor.TimerKind]clock.Timer
+	deadlines   deadlines
+	info        messages.ServerInfo
+	waiters     []*waiter
+	ops         map[messages.OpID]*op
+	byToken     map[messages.Token]*op
+	tools       int             // tools last listed; -1 when unknown
+	refresh     *refreshRun     // the catalog listing in progress, if any
+	moving      []refreshWaiter // callers of a listing being moved to a new connection
+	movingMoves int
+	catGen      uint64    // the connection generation the catalog was last listed on
+	catStale    bool      // a list changed since
+	published   statusKey // what was last published to the status board
+	restarts    int
+	closed      bool
+	stopping    func() // the Shutdown reply, pending until everything closed
 	// handling is the command being handled, while it is; it stays set when
 	// handling it panics. The root supervisor answers that command itself
 	// (messages.Failable), so crashed() must not answer it a second time.
@@ -88,6 +90,10 @@ func (s *serverActor) dispatch(c actor.Context, msg any) {
 		s.listAll(m)
 	case *Refresh:
 		s.refreshCmd(m)
+	case relistRefresh:
+		if m.incarnation == s.inc {
+			s.relist()
+		}
 	case *messages.Connect:
 		s.connect(m)
 	case *messages.Abort:

@@ -46,6 +46,9 @@ type refreshRun struct {
 	// again is set when a list changed while this listing ran: another
 	// listing follows it.
 	again bool
+	// moves counts how often the listing moved to a new connection because
+	// its connection ended under it.
+	moves int
 }
 
 // refreshWaiter is a caller waiting for a refresh (token 0: internal).
@@ -111,6 +114,14 @@ func (s *serverActor) joinRefresh(gen uint64, force bool, token messages.Token, 
 	}{}
 	_ = json.Unmarshal(s.info.Capabilities, &caps)
 	r := &refreshRun{gen: gen, waiters: []refreshWaiter{{token, reply}}, entry: catalog.Entry{Instructions: s.info.Instructions}}
+	if old := s.refresh; old != nil {
+		// A listing on an older connection is replaced by this one (the
+		// connection was replaced, or the old listing's request moved to
+		// this connection unsent): its callers wait for this listing now.
+		// The old listing's results are ignored when they arrive.
+		r.waiters = append(r.waiters, old.waiters...)
+		old.waiters = nil
+	}
 	r.steps = append(r.steps, listStep{"tools/list", "tools"})
 	if len(caps.Resources) > 0 && string(caps.Resources) != "null" {
 		r.steps = append(r.steps, listStep{"resources/list", "resources"}, listStep{"resources/templates/list", "resourceTemplates"})
@@ -153,6 +164,10 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 	}
 	what := map[string]string{"tools/list": "tools", "resources/list": "resources", "resources/templates/list": "resources", "prompts/list": "prompts"}[step.method]
 	if lr.Err != nil {
+		if lr.Err.Kind == messages.KindDisconnected && r.moves < maxResends && !s.closed {
+			s.moveRefresh(r)
+			return
+		}
 		if step.method == "tools/list" || lr.Err.Kind != messages.KindRPC {
 			s.completeRefresh(r, lr.Err)
 			return
@@ -189,6 +204,62 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 		}
 	}
 	s.nextStep(r, resources)
+}
+
+// moveRefresh lists again on a new connection, for the same callers, when
+// the connection ended under a listing (a listing's requests are never
+// moved one by one: one listing per connection). The move happens in a
+// message of its own, once the lifecycle has seen the connection end.
+func (s *serverActor) moveRefresh(r *refreshRun) {
+	s.refresh = nil
+	caller := false
+	for _, w := range r.waiters {
+		caller = caller || w.token != 0
+	}
+	if !caller {
+		// Only the runtime itself waited (the listing every connect
+		// starts): the next connection lists on its own, so nothing dials
+		// just for this.
+		err := messages.Errorf(messages.KindDisconnected, s.cfg.Name, "the connection ended while its catalog was listed")
+		for _, w := range r.waiters {
+			w.reply(err)
+		}
+		return
+	}
+	s.moving = append(s.moving, r.waiters...)
+	s.movingMoves = max(s.movingMoves, r.moves+1)
+	r.waiters = nil
+	s.env.send(s.me, relistRefresh{incarnation: s.inc})
+}
+
+// relistRefresh carries out a moveRefresh.
+type relistRefresh struct{ incarnation uint64 }
+
+func (s *serverActor) relist() {
+	ws, moves := s.moving, s.movingMoves
+	s.moving, s.movingMoves = nil, 0
+	if len(ws) == 0 {
+		return
+	}
+	fail := func(err *messages.Error) {
+		for _, w := range ws {
+			w.reply(err)
+		}
+	}
+	if s.closed {
+		fail(messages.Errorf(messages.KindShutdown, s.cfg.Name, "the runtime is shutting down"))
+		return
+	}
+	s.withConnection(nil, 0, messages.OriginInternal, func(gen uint64) {
+		s.joinRefresh(gen, true, 0, func(*messages.Error) {})
+		next := s.refresh
+		if next == nil || next.gen != gen {
+			fail(messages.Errorf(messages.KindDisconnected, s.cfg.Name, "the connection ended while its catalog was listed"))
+			return
+		}
+		next.waiters = append(next.waiters, ws...)
+		next.moves = max(next.moves, moves)
+	}, fail)
 }
 
 // completeRefresh publishes a finished listing and answers its waiters.

@@ -57,6 +57,10 @@ func (s *serverActor) crashed() {
 			w.reply(err)
 		}
 	}
+	for _, w := range s.moving {
+		w.reply(err)
+	}
+	s.moving = nil
 	ws := s.waiters
 	s.waiters = nil
 	for _, w := range ws {

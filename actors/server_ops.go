@@ -145,7 +145,9 @@ func (s *serverActor) opDone(m messages.OpResult) {
 	if o == nil || o.gen != m.Gen {
 		return // finished already (timed out, aborted) or an older incarnation's
 	}
-	if m.NotSent && o.kind != opHealth && o.resends < maxResends && !s.closed {
+	// A request that never left moves to a new connection, except a
+	// catalog listing's own (o.cmd nil), which moves as a whole listing.
+	if m.NotSent && o.kind != opHealth && o.cmd != nil && o.resends < maxResends && !s.closed {
 		s.resend(o)
 		return
 	}
