@@ -52,6 +52,11 @@ type conn struct {
 
 	writeMu sync.Mutex // serialises write
 
+	// severed is set when a custom request disconnects the connection:
+	// custom requests write nothing more (frames or ends), while ordinary
+	// requests in flight are still answered.
+	severed atomic.Bool
+
 	mu       sync.Mutex
 	inflight map[string]*inflightCall // guarded by mu
 	closing  bool                     // no new requests; guarded by mu
@@ -152,9 +157,10 @@ func (c *conn) dispatch(msg []byte, header http.Header) {
 		if h != nil {
 			cc := &Call{
 				id: head.ID, method: head.Method, params: head.Params, header: header,
-				out:        c.writeMsg,
-				suppressed: call.dropped.Load,
+				out:        c.writeCustom,
+				suppressed: func() bool { return call.dropped.Load() || c.severed.Load() },
 				onEnd:      func(error) { c.forget(key, call) },
+				drop:       c.sever,
 			}
 			cc.run(callCtx, h)
 			return
@@ -275,6 +281,22 @@ func (c *conn) reply(v any) {
 		b, _ = json.Marshal(NewErrorReply(nil, mcp.INTERNAL_ERROR, "cannot encode message: "+err.Error()))
 	}
 	_ = c.writeMsg(b)
+}
+
+// sever ends the session for a [Call.Disconnect]: custom requests write
+// nothing more, and the session stops as if its input had ended.
+func (c *conn) sever() {
+	c.severed.Store(true)
+	c.stop()
+}
+
+// writeCustom writes one message of a custom request, unless the connection
+// has been severed.
+func (c *conn) writeCustom(b []byte) error {
+	if c.severed.Load() {
+		return errCallClosed
+	}
+	return c.writeMsg(b)
 }
 
 // writeMsg writes one encoded message. The first failure ends the session.

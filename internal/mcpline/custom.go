@@ -82,6 +82,9 @@ type Call struct {
 	suppressed func() bool
 	// onEnd runs once when the request ends (with how it ended).
 	onEnd func(err error)
+	// drop ends the connection (line transports, legacy SSE) or the
+	// response (Streamable HTTP) that carries the call.
+	drop func()
 
 	mu    sync.Mutex
 	ended bool // guarded by mu
@@ -119,6 +122,34 @@ func (c *Call) Notify(method string, params any) error {
 		return err
 	}
 	return c.out(b)
+}
+
+// SendRaw writes msg on the request's channel exactly as given, without
+// checking or stamping it: test servers use it for malformed frames and
+// for responses [Error] cannot express (an error whose code is not a
+// number). msg must not contain a line break, which would end the line on
+// line transports and the event on an SSE stream.
+func (c *Call) SendRaw(msg []byte) error {
+	if bytes.ContainsAny(msg, "\r\n") {
+		return errors.New("mcpline: a raw frame must not contain a line break")
+	}
+	return c.out(msg)
+}
+
+// Disconnect ends the request without a result, as [ErrNoResult] does, and
+// drops what carries it, as a broken connection would:
+//   - on a line connection the whole session ends: from now on no custom
+//     request writes anything (no frames, no ends), every handler's context
+//     ends, and ServeWith returns once they have returned (a stdio server's
+//     process then exits and its stdout ends). Ordinary MCP requests
+//     already in flight are still answered first, so a tool call that
+//     asked for the disconnect gets its result;
+//   - a legacy SSE session ends the same way, and its event stream with it;
+//   - on Streamable HTTP only the request's own response ends; other
+//     requests are not touched.
+func (c *Call) Disconnect() {
+	_ = c.End(nil, ErrNoResult)
+	c.drop()
 }
 
 // End ends the request now, exactly as if the handler returned (result,

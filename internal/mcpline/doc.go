@@ -16,9 +16,11 @@
 // Custom methods are [Methods]: a [Handler] gets a context the client's
 // cancellation ends and a [Call] to read the request and to write
 // notifications ([Call.Send] stamps params._meta[SubscriptionIDKey] with
-// the request id; [Call.Notify] does not). It ends the request with a
-// result, an [*Error], [ErrServerCancel] or [ErrNoResult], or never (it
-// waits for its context). Ordinary messages go to MCPServer.HandleMessage
+// the request id; [Call.Notify] does not; [Call.SendRaw] writes bytes as
+// they are, for malformed frames). It ends the request with a result, an
+// [*Error], [ErrServerCancel] or [ErrNoResult], or never (it waits for its
+// context); [Call.Disconnect] ends it by dropping the connection (the
+// response, on Streamable HTTP) as a broken link would. Ordinary messages go to MCPServer.HandleMessage
 // with a registered session, so tools and server notifications keep
 // working.
 //

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -35,7 +36,10 @@ func newProbe() *probe {
 //   - x/echo answers its params;
 //   - x/stream sends x/item {"n":1} and {"n":2} (stamped), x/changed
 //     (unstamped), then ends as params.end says ("result", "error",
-//     "cancel", "eof" or "never"), then sends x/item {"n":3} late.
+//     "cancel", "eof", "raw", "disconnect" or "never"), then sends x/item
+//     {"n":3} late. "raw" writes the line "not json" and an error response
+//     whose code is a string, then ends without a result; "disconnect"
+//     calls Disconnect.
 func (p *probe) methods() Methods {
 	return Methods{
 		"x/echo": func(_ context.Context, c *Call) (any, error) {
@@ -63,6 +67,21 @@ func (p *probe) methods() Methods {
 				end = c.End(nil, ErrServerCancel)
 			case "eof":
 				end = c.End(nil, ErrNoResult)
+			case "raw":
+				if err := c.SendRaw([]byte("not json")); err != nil {
+					return nil, err
+				}
+				if c.SendRaw([]byte("two\nlines")) == nil {
+					return nil, errors.New("SendRaw took a line break")
+				}
+				if err := c.SendRaw([]byte(`{"jsonrpc":"2.0","id":` + string(c.ID()) + `,"error":{"code":"E1","message":"odd"}}`)); err != nil {
+					return nil, err
+				}
+				end = c.End(nil, ErrNoResult)
+			case "disconnect":
+				c.Disconnect()
+				_ = c.Send("x/item", map[string]any{"n": 4}) // must not reach the wire
+				return "ignored", nil
 			default:
 				<-ctx.Done()
 				p.cancelled <- string(c.ID())

@@ -146,6 +146,44 @@ func TestStreamableHTTP(t *testing.T) {
 		}
 		<-p.headers
 	})
+	t.Run("raw frames and disconnect", func(t *testing.T) {
+		resp := postRaw(t, ctx, ts.URL, `{"jsonrpc":"2.0","id":"w","method":"x/stream","params":{"end":"raw"}}`, legacy)
+		s := &sseReader{r: bufio.NewReader(resp.Body)}
+		next := func() frame {
+			_, data, err := s.next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return decode(t, []byte(data))
+		}
+		checkStreamFrames(t, `"w"`, next)
+		for _, want := range []string{"not json", `{"jsonrpc":"2.0","id":"w","error":{"code":"E1","message":"odd"}}`} {
+			if _, data, err := s.next(); err != nil || data != want {
+				t.Fatalf("raw frame %q, %v; want %q", data, err, want)
+			}
+		}
+		if _, data, err := s.next(); err != io.EOF {
+			t.Fatalf("after raw: %q %v", data, err)
+		}
+		<-p.headers
+
+		sibling := postRaw(t, ctx, ts.URL, `{"jsonrpc":"2.0","id":"s","method":"x/stream","params":{}}`, legacy)
+		nextSibling, _ := events(t, sibling.Body)
+		checkStreamFrames(t, `"s"`, nextSibling)
+		resp = postRaw(t, ctx, ts.URL, `{"jsonrpc":"2.0","id":"d","method":"x/stream","params":{"end":"disconnect"}}`, legacy)
+		next, end := events(t, resp.Body)
+		checkStreamFrames(t, `"d"`, next)
+		if err := end(); err != nil {
+			t.Fatalf("after Disconnect: %v", err)
+		}
+		select {
+		case id := <-p.cancelled:
+			t.Fatalf("Disconnect on Streamable HTTP cancelled %s", id)
+		default:
+		}
+		<-p.headers
+		<-p.headers
+	})
 	t.Run("refusals", func(t *testing.T) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"x/stream","params":{"end":"result",` + modernMeta + `}}`
 		bad := map[string]string{mcp.HeaderProtocolVersion: "2026-07-28", mcp.HeaderMethod: "x/other"}
@@ -180,18 +218,7 @@ func TestLegacySSE(t *testing.T) {
 	if resp := postRaw(t, ctx, ts.URL+"/mcp", `{}`, nil); resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Fatalf("POST /mcp: %d", resp.StatusCode)
 	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/mcp", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	get, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer get.Body.Close()
-	s := &sseReader{r: bufio.NewReader(get.Body)}
-	ev, endpoint, err := s.next()
-	if err != nil || ev != "endpoint" || !strings.HasPrefix(endpoint, "/message?sessionId=") {
-		t.Fatalf("first event %q %q: %v", ev, endpoint, err)
-	}
+	s, endpoint := openSSE(t, ctx, ts.URL+"/mcp")
 	next := func() frame {
 		t.Helper()
 		ev, data, err := s.next()
@@ -243,8 +270,46 @@ func TestLegacySSE(t *testing.T) {
 	if resp := postRaw(t, ctx, ts.URL+"/message?sessionId=nope", `{}`, nil); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown session: %d", resp.StatusCode)
 	}
+
+	// Disconnect ends its session's event stream, with nothing after its
+	// frames; another session lives on until Close.
+	s2, endpoint2 := openSSE(t, ctx, ts.URL+"/mcp")
+	if resp := postRaw(t, ctx, ts.URL+endpoint2, `{"jsonrpc":"2.0","id":"d","method":"x/stream","params":{"end":"disconnect"}}`, nil); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST disconnect: %d", resp.StatusCode)
+	}
+	checkStreamFrames(t, `"d"`, func() frame {
+		_, data, err := s2.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return decode(t, []byte(data))
+	})
+	if ev, data, err := s2.next(); err != io.EOF {
+		t.Fatalf("after Disconnect: %q %q %v", ev, data, err)
+	}
+	<-p.headers
+
 	front.Close()
 	if _, _, err := s.next(); err != io.EOF {
 		t.Fatalf("after Close: %v", err)
 	}
+}
+
+// openSSE opens a legacy SSE session and returns its event reader and
+// message endpoint.
+func openSSE(t *testing.T, ctx context.Context, url string) (*sseReader, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	get, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = get.Body.Close() })
+	s := &sseReader{r: bufio.NewReader(get.Body)}
+	ev, endpoint, err := s.next()
+	if err != nil || ev != "endpoint" || !strings.HasPrefix(endpoint, "/message?sessionId=") {
+		t.Fatalf("first event %q %q: %v", ev, endpoint, err)
+	}
+	return s, endpoint
 }

@@ -124,3 +124,57 @@ func TestLineEnds(t *testing.T) {
 		t.Fatalf("unknown method: %+v", f)
 	}
 }
+
+// TestLineRawAndDisconnect: SendRaw writes its bytes as they are; Disconnect
+// ends the session: nothing more from custom requests (not even the end of
+// a sibling stream the disconnect cancelled), and ServeWith returns.
+func TestLineRawAndDisconnect(t *testing.T) {
+	ctx := testCtx(t)
+	p := newProbe()
+	e := startLine(t, p)
+	next := func() frame { return e.recv(t, ctx) }
+	raw := func() string {
+		t.Helper()
+		select {
+		case b := <-e.lines:
+			return string(b)
+		case <-ctx.Done():
+			t.Fatal("timed out waiting for a line")
+			return ""
+		}
+	}
+
+	e.send(t, `{"jsonrpc":"2.0","id":"w","method":"x/stream","params":{"end":"raw"}}`)
+	checkStreamFrames(t, `"w"`, next)
+	if got := raw(); got != "not json" {
+		t.Fatalf("raw line %q", got)
+	}
+	if got := raw(); got != `{"jsonrpc":"2.0","id":"w","error":{"code":"E1","message":"odd"}}` {
+		t.Fatalf("raw error %q", got)
+	}
+	if f := next(); f.Method != "x/item" || f.Params.N != 3 {
+		t.Fatalf("after raw: %+v", f)
+	}
+
+	e.send(t, `{"jsonrpc":"2.0","id":"n","method":"x/stream","params":{}}`)
+	checkStreamFrames(t, `"n"`, next)
+	e.send(t, `{"jsonrpc":"2.0","id":"d","method":"x/stream","params":{"end":"disconnect"}}`)
+	checkStreamFrames(t, `"d"`, next)
+	select {
+	case b, ok := <-e.lines:
+		if ok {
+			t.Fatalf("after Disconnect: %s", b)
+		}
+	case <-ctx.Done():
+		t.Fatal("the output did not end after Disconnect")
+	}
+	if id := <-p.cancelled; id != `"n"` {
+		t.Fatalf("cancelled %s", id)
+	}
+	select {
+	case err := <-e.done:
+		e.done <- err // for the cleanup
+	case <-ctx.Done():
+		t.Fatal("ServeWith did not return after Disconnect")
+	}
+}

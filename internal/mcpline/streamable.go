@@ -2,6 +2,7 @@ package mcpline
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,6 +99,8 @@ func (f *streamableFront) serveCall(w http.ResponseWriter, r *http.Request, id j
 		flusher.Flush()
 	}
 	s := &eventStream{w: w, flusher: flusher}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
 	call := &Call{
 		id: id, method: method, params: params, header: r.Header,
 		out:        s.write,
@@ -107,9 +110,10 @@ func (f *streamableFront) serveCall(w http.ResponseWriter, r *http.Request, id j
 				s.shut() // nothing may follow the end of the stream
 			}
 		},
+		drop: func() { s.shut(); cancel() },
 	}
 	defer s.shut()
-	call.run(r.Context(), f.methods[method])
+	call.run(ctx, f.methods[method])
 }
 
 // eventStream writes JSON-RPC messages as SSE "message" events until shut.
