@@ -1,0 +1,181 @@
+package eventstream
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// The notification methods of an events/stream (events-protocol.md (a)).
+const (
+	MethodActive     = "notifications/events/active"
+	MethodEvent      = "notifications/events/event"
+	MethodHeartbeat  = "notifications/events/heartbeat"
+	MethodError      = "notifications/events/error"
+	MethodTerminated = "notifications/events/terminated"
+)
+
+// StreamMethods are the notifications an events/stream declares.
+var StreamMethods = []string{MethodActive, MethodEvent, MethodHeartbeat, MethodError, MethodTerminated}
+
+// FrameKind says which notification a Frame is.
+type FrameKind int
+
+// The frame kinds; FrameInvalid is a frame that could not be read (see
+// Frame.Invalid).
+const (
+	FrameInvalid FrameKind = iota
+	FrameActive
+	FrameEvent
+	FrameHeartbeat
+	FrameError
+	FrameTerminated
+)
+
+var frameNames = [...]string{"invalid", "active", "event", "heartbeat", "error", "terminated"}
+
+func (k FrameKind) String() string {
+	if k < 0 || int(k) >= len(frameNames) {
+		return "frame?"
+	}
+	return frameNames[k]
+}
+
+// Frame is one stream notification, decoded typed from its raw params.
+// Unknown fields, _meta included, are dropped.
+type Frame struct {
+	Kind FrameKind
+	// Cursor is the frame's cursor (active, event, heartbeat); null when
+	// absent or not a string.
+	Cursor Cursor
+	// Truncated is an active frame's gap flag (truncated: true).
+	Truncated bool
+	// Event is an event frame's occurrence; its Name is not yet checked
+	// against the subscription (Subscription.Frame does that).
+	Event Event
+	// Message is an error or terminated frame's error.message, empty when
+	// it has none.
+	Message string
+	// Invalid says why a FrameInvalid frame was rejected.
+	Invalid string
+}
+
+// Event is one occurrence as the model sees it: the wire fields, the
+// _meta and any extra field dropped, the cursor that came with it.
+type Event struct {
+	EventID   string          `json:"eventId"`
+	Name      string          `json:"name"`
+	Timestamp string          `json:"timestamp"`
+	Cursor    Cursor          `json:"cursor"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// wireEvent is the event frame's params. Required strings are *string so
+// that a missing field and a wrong type both fail; data stays raw (null is
+// present, absent is nil).
+type wireEvent struct {
+	EventID   *string         `json:"eventId"`
+	Name      *string         `json:"name"`
+	Timestamp *string         `json:"timestamp"`
+	Cursor    Cursor          `json:"cursor"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// wireMisc is the params of every other frame: each field is tolerant, as
+// the reference reads them (a cursor that is not a string is null, a
+// truncated that is not true is false, an error without a string message
+// has none).
+type wireMisc struct {
+	Cursor    Cursor     `json:"cursor"`
+	Truncated flag       `json:"truncated"`
+	Error     errorField `json:"error"`
+}
+
+// errorField is the error object of an error or terminated frame; only a
+// string message is kept, and a value that is not an object is ignored.
+type errorField struct{ message string }
+
+func (e *errorField) UnmarshalJSON(b []byte) error {
+	*e = errorField{}
+	if !isObject(b) {
+		return nil
+	}
+	var w struct {
+		Message looseString `json:"message"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	e.message = w.Message.s
+	return nil
+}
+
+// Decode reads one stream notification. It never fails: a frame it cannot
+// use comes back as FrameInvalid with the reason. Params must be a JSON
+// object. An event must have a string eventId of at most MaxEventIDChars
+// characters, a string name of at most MaxEventNameChars, a string
+// timestamp of at most MaxTimestampChars, and a data field (null counts as
+// present). Whether the name is the subscribed one is the subscription's
+// check.
+func Decode(method string, params json.RawMessage) Frame {
+	if !isObject(params) {
+		return invalid("params are not an object")
+	}
+	if method == MethodEvent {
+		return decodeEvent(params)
+	}
+	var kind FrameKind
+	switch method {
+	case MethodActive:
+		kind = FrameActive
+	case MethodHeartbeat:
+		kind = FrameHeartbeat
+	case MethodError:
+		kind = FrameError
+	case MethodTerminated:
+		kind = FrameTerminated
+	default:
+		return invalid("unknown method " + method)
+	}
+	var w wireMisc
+	if err := json.Unmarshal(params, &w); err != nil {
+		return invalid("malformed params: " + err.Error())
+	}
+	f := Frame{Kind: kind}
+	switch kind {
+	case FrameActive:
+		f.Cursor, f.Truncated = w.Cursor, bool(w.Truncated)
+	case FrameHeartbeat:
+		f.Cursor = w.Cursor
+	default:
+		f.Message = w.Error.message
+	}
+	return f
+}
+
+func decodeEvent(params json.RawMessage) Frame {
+	var w wireEvent
+	if err := json.Unmarshal(params, &w); err != nil {
+		return invalid("malformed event: " + err.Error())
+	}
+	switch {
+	case w.EventID == nil:
+		return invalid("event without a string eventId")
+	case !chars(*w.EventID, MaxEventIDChars):
+		return invalid(fmt.Sprintf("eventId longer than %d characters", MaxEventIDChars))
+	case w.Name == nil:
+		return invalid("event without a string name")
+	case !chars(*w.Name, MaxEventNameChars):
+		return invalid(fmt.Sprintf("event name longer than %d characters", MaxEventNameChars))
+	case w.Timestamp == nil:
+		return invalid("event without a string timestamp")
+	case !chars(*w.Timestamp, MaxTimestampChars):
+		return invalid(fmt.Sprintf("timestamp longer than %d characters", MaxTimestampChars))
+	case w.Data == nil:
+		return invalid("event without data")
+	}
+	return Frame{Kind: FrameEvent, Cursor: w.Cursor, Event: Event{
+		EventID: *w.EventID, Name: *w.Name, Timestamp: *w.Timestamp, Cursor: w.Cursor, Data: w.Data,
+	}}
+}
+
+func invalid(why string) Frame { return Frame{Kind: FrameInvalid, Invalid: why} }
