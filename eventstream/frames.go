@@ -120,6 +120,8 @@ func Decode(method string, params json.RawMessage) Frame {
 	if !isObject(params) {
 		return invalid("params are not an object")
 	}
+	// Events are the hot path and the strict case: their own struct, so
+	// the other frames' tolerant fields cost them nothing.
 	if method == MethodEvent {
 		return decodeEvent(params)
 	}
@@ -136,6 +138,8 @@ func Decode(method string, params json.RawMessage) Frame {
 	default:
 		return invalid("unknown method " + method)
 	}
+	// One tolerant struct serves the four other frames; each takes the
+	// fields it has.
 	var w wireMisc
 	if err := json.Unmarshal(params, &w); err != nil {
 		return invalid("malformed params: " + err.Error())
@@ -152,6 +156,9 @@ func Decode(method string, params json.RawMessage) Frame {
 	return f
 }
 
+// decodeEvent reads and validates an event frame. A wrong type in a
+// required field fails Unmarshal; a missing one leaves its pointer nil.
+// Lengths are checked in characters, cheaply for short strings.
 func decodeEvent(params json.RawMessage) Frame {
 	var w wireEvent
 	if err := json.Unmarshal(params, &w); err != nil {
@@ -173,9 +180,13 @@ func decodeEvent(params json.RawMessage) Frame {
 	case w.Data == nil:
 		return invalid("event without data")
 	}
+	// The event keeps only its wire fields: _meta and anything else the
+	// server added are dropped here, before anything is delivered.
 	return Frame{Kind: FrameEvent, Cursor: w.Cursor, Event: Event{
 		EventID: *w.EventID, Name: *w.Name, Timestamp: *w.Timestamp, Cursor: w.Cursor, Data: w.Data,
 	}}
 }
 
+// invalid is a frame that cannot be used, with the reason for the stats
+// and for tests.
 func invalid(why string) Frame { return Frame{Kind: FrameInvalid, Invalid: why} }

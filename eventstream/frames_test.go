@@ -85,12 +85,25 @@ func FuzzDecode(f *testing.F) {
 		{MethodError, `{"error":{"code":1,"message":"m"}}`},
 		{MethodTerminated, `{"error":"x"}`},
 		{MethodEvent, `[]`},
+		{MethodHeartbeat, "{\"cursor\":\"a\\\"b\\u00e9\xff\"}"},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, []byte(s.params))
 	}
 	f.Fuzz(func(t *testing.T, method string, params []byte) {
 		fr := Decode(method, params)
+		var ref struct {
+			Cursor any `json:"cursor"`
+		}
+		if fr.Kind == FrameActive || fr.Kind == FrameHeartbeat || fr.Kind == FrameEvent {
+			if err := json.Unmarshal(params, &ref); err != nil {
+				t.Fatalf("accepted params encoding/json rejects: %v", err)
+			}
+			want, isString := ref.Cursor.(string)
+			if got, ok := fr.Cursor.Value(); ok != isString || got != want {
+				t.Fatalf("cursor %q %v, encoding/json reads %#v", got, ok, ref.Cursor)
+			}
+		}
 		switch fr.Kind {
 		case FrameInvalid:
 			if fr.Invalid == "" {

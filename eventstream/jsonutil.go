@@ -10,8 +10,8 @@ import (
 // ("from now"). Cursors are strings on the wire; any other JSON value is
 // read as null, as the reference client does.
 type Cursor struct {
-	value string
-	set   bool
+	value string // the cursor when set
+	set   bool   // false: null
 }
 
 // CursorOf returns the cursor s.
@@ -36,7 +36,7 @@ func (c Cursor) MarshalJSON() ([]byte, error) {
 	if !c.set {
 		return []byte("null"), nil
 	}
-	return encode(c.value)
+	return appendString(nil, c.value), nil
 }
 
 // UnmarshalJSON reads a string; anything else (null, a number, an object)
@@ -45,8 +45,8 @@ func (c Cursor) MarshalJSON() ([]byte, error) {
 func (c *Cursor) UnmarshalJSON(b []byte) error {
 	*c = Cursor{}
 	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		s, err := unquote(b)
+		if err != nil {
 			return err
 		}
 		*c = CursorOf(s)
@@ -54,20 +54,33 @@ func (c *Cursor) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// unquote decodes the JSON string b. The decoder has already validated
+// it, so a string with no escape and valid UTF-8 is its bytes between the
+// quotes; anything else goes through encoding/json.
+func unquote(b []byte) (string, error) {
+	if n := len(b); n >= 2 && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
+		return string(b[1 : n-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
+}
+
 // looseString is a field that is kept when it is a JSON string and ignored
 // (left empty, ok false) when it is any other value.
 type looseString struct {
-	s  string
-	ok bool
+	s  string // the value when ok
+	ok bool   // the field was a string
 }
 
 func (l *looseString) UnmarshalJSON(b []byte) error {
 	*l = looseString{}
 	if len(b) > 0 && b[0] == '"' {
-		if err := json.Unmarshal(b, &l.s); err != nil {
+		s, err := unquote(b)
+		if err != nil {
 			return err
 		}
-		l.ok = true
+		*l = looseString{s: s, ok: true}
 	}
 	return nil
 }
@@ -116,4 +129,79 @@ func cut(s string, n int) string {
 		i--
 	}
 	return s[:i]
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string exactly as encoding/json writes
+// it without HTML escaping: quotes, backslashes and control characters
+// escaped, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	// start is the first byte not yet copied: runs of plain characters are
+	// copied in one append when an escape (or the end) is reached.
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		// Multi-byte: copied as is, except invalid UTF-8 and the two
+		// separators JavaScript treats as line ends.
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendCompact appends the JSON value raw with insignificant space removed
+// (as encoding/json writes a json.RawMessage); nil is null.
+func appendCompact(b []byte, raw []byte) ([]byte, error) {
+	if raw == nil {
+		return append(b, "null"...), nil
+	}
+	// json.Compact validates as it goes and never escapes HTML, matching
+	// how encoding/json writes a RawMessage with SetEscapeHTML(false).
+	buf := bytes.NewBuffer(b)
+	if err := json.Compact(buf, raw); err != nil {
+		return b, err
+	}
+	return buf.Bytes(), nil
 }

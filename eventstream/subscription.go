@@ -97,6 +97,7 @@ func (s *Subscription) Snapshot() Snapshot {
 // activation timer. Call it once.
 func (s *Subscription) Start() []Effect {
 	s.out = s.out[:0]
+	// Only once: a second Start (or one after a Cancel) does nothing.
 	if s.streams == 0 && s.state == StateOpening {
 		s.open()
 	}
@@ -119,6 +120,8 @@ func (s *Subscription) Cancel() []Effect {
 // end of a stream the subscription no longer listens to is ignored.
 func (s *Subscription) StreamEnded(stream uint64, end messages.End) []Effect {
 	s.out = s.out[:0]
+	// The end of a stream already given up on (cancelled after a timeout,
+	// or replaced by a reopen) is expected and says nothing new.
 	if stream == 0 || stream != s.stream || !s.state.Live() {
 		return nil
 	}
@@ -138,6 +141,7 @@ func (s *Subscription) Fire(now time.Time, token uint64) []Effect {
 	if s.timer == 0 || token != s.token {
 		return nil
 	}
+	// The slot is empty now; each case below re-arms it if it needs to.
 	kind := s.timer
 	s.timer = 0
 	switch kind {
@@ -186,17 +190,25 @@ func (s *Subscription) interrupted(end messages.End) {
 		s.finish(end)
 		return
 	}
+	// From here on the subscription was active once and the end is
+	// transient: a recovery episode starts, or continues when the
+	// subscription had not yet shown a valid event or heartbeat since the
+	// last interruption.
 	wasRecovering := s.outage
 	s.outage = true
 	why := end.Error
 	if why == "" {
 		why = "event stream interrupted"
 	}
+	// attempts counts retries already made in this episode: with the
+	// default budget of 5, the sixth interruption fails.
 	if s.attempts >= s.lim.MaxRetries {
 		s.finish(messages.End{Reason: messages.EndError, Error: "reconnect attempts exhausted: " + why})
 		return
 	}
 	s.state, s.err, s.endReason = StateReconnecting, why, end.Reason
+	// Only the first interruption of an episode wakes the model; further
+	// failed attempts stay quiet until recovery or exhaustion.
 	if !wasRecovering {
 		s.wake()
 	}
@@ -252,16 +264,20 @@ func (s *Subscription) wake() {
 	}
 }
 
+// notify shows text in the host's UI as a warning about the server.
 func (s *Subscription) notify(text string) {
 	s.out = append(s.out, Notify{Notice: messages.Notice{Level: messages.NoticeWarning, Server: s.spec.Server, Text: text}})
 }
 
+// arm fills the timer slot with kind, after from now, under a new token.
 func (s *Subscription) arm(kind TimerKind, after time.Duration) {
 	s.token++
 	s.timer = kind
 	s.out = append(s.out, Arm{Timer: kind, After: after, Token: s.token})
 }
 
+// disarm empties the timer slot; the new token makes a firing already
+// on its way stale.
 func (s *Subscription) disarm() {
 	if s.timer == 0 {
 		return

@@ -12,6 +12,8 @@ import (
 // and dropped without touching the cursor, the watchdog or the budget.
 func (s *Subscription) Frame(now time.Time, stream uint64, f Frame) []Effect {
 	s.out = s.out[:0]
+	// A frame of a replaced or cancelled stream, or after the end, can
+	// still be on its way; it must not touch the current stream's state.
 	if stream == 0 || stream != s.stream || !s.state.Live() {
 		s.stats.Late++
 		return nil
@@ -49,11 +51,15 @@ func (s *Subscription) Frame(now time.Time, stream uint64, f Frame) []Effect {
 // the episode's first gap is noticed. The first acknowledgement resolves
 // the pending subscribe instead of waking (the tool result renders it).
 func (s *Subscription) onActive(now time.Time, f Frame) {
-	ack := s.state != StateActive
-	firstEver := !s.activated
+	ack := s.state != StateActive // this stream's acknowledgement
+	firstEver := !s.activated     // the subscription's first one
 	s.cursor = f.Cursor
+	// A gap needs a cursor: a server with no replay position for this
+	// event type cannot have skipped anything.
 	gap := f.Truncated && !f.Cursor.IsNull()
 	wasTruncated := s.truncated
+	// In an episode the flag accumulates (a later clean ack does not hide
+	// an earlier gap); outside one, each ack sets it afresh.
 	if s.outage {
 		s.truncated = s.truncated || gap
 	} else {
@@ -85,10 +91,14 @@ func (s *Subscription) onEvent(now time.Time, f Frame) {
 		return
 	}
 	s.cursor, s.attempts, s.outage, s.alive = f.Cursor, 0, false, now
+	// The window outlives streams: a replay after a reconnect is checked
+	// against everything delivered before it.
 	if s.seen.Seen(f.Event.EventID) {
 		s.stats.Duplicates++
 		return
 	}
+	// A delivered event clears an upstream error: the next identical error
+	// is news again.
 	s.err = ""
 	s.stats.Delivered++
 	s.out = append(s.out, Deliver{Item: &EventItem{
@@ -115,6 +125,7 @@ func (s *Subscription) onHeartbeat(now time.Time, f Frame) {
 // changed message wakes (and notifies) while the subscription is active;
 // a repeated one does nothing.
 func (s *Subscription) onError(msg string) {
+	// An error without a message still counts, under a fixed text.
 	if msg == "" {
 		msg = "upstream event error"
 	}

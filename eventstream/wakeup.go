@@ -48,54 +48,83 @@ type Encoded[T any] struct {
 // PrepareEvent encodes an event item for the events batcher. An event
 // whose JSON encoding is longer than MaxEventBytes gets a copy with its
 // data replaced by a Preview. Sizes are bytes of the UTF-8 JSON encoding
-// without HTML escaping. The preview is at most PreviewBytes of JSON text,
-// which at worst doubles when encoded as a string, so a shortened event
-// always fits an empty batch unless its cursor or id alone are huge.
+// without HTML escaping (what encoding/json writes with SetEscapeHTML
+// false; the data compacted). The preview is at most PreviewBytes of JSON
+// text, which at worst doubles when encoded as a string, so a shortened
+// event always fits an empty batch unless its id or cursor alone are huge.
+//
+// The item is assembled by hand, not through encoding/json: this runs once
+// per event on the hot path.
 func PrepareEvent(it *EventItem) (Encoded[*EventItem], error) {
-	ev, err := encode(it.Event)
+	b, ev, data, err := appendEventItem(nil, it)
 	if err != nil {
 		return Encoded[*EventItem]{}, err
 	}
-	if len(ev) > MaxEventBytes {
-		data, err := encode(it.Event.Data)
-		if err != nil {
-			return Encoded[*EventItem]{}, err
-		}
-		p, err := encode(Preview{Truncated: true, OriginalCharacters: len(ev), Preview: cut(string(data), PreviewBytes)})
-		if err != nil {
-			return Encoded[*EventItem]{}, err
-		}
-		short := *it
-		short.Event.Data = p
-		it = &short
-		if ev, err = encode(it.Event); err != nil {
-			return Encoded[*EventItem]{}, err
-		}
+	if ev <= MaxEventBytes {
+		return Encoded[*EventItem]{Item: it, JSON: b}, nil
 	}
-	return Encoded[*EventItem]{Item: it, JSON: eventItemJSON(it, ev)}, nil
+	// Too long: a copy of the item (the original may be shared) whose data
+	// is the Preview object, then encoded again.
+	p := make([]byte, 0, PreviewBytes+64)
+	p = append(p, `{"truncated":true,"original_characters":`...)
+	p = strconv.AppendInt(p, int64(ev), 10)
+	p = append(p, `,"preview":`...)
+	p = appendString(p, cut(string(data), PreviewBytes))
+	p = append(p, '}')
+	short := *it
+	short.Event.Data = p
+	if b, _, _, err = appendEventItem(nil, &short); err != nil { // not b[:0]: it holds the whole data
+		return Encoded[*EventItem]{}, err
+	}
+	return Encoded[*EventItem]{Item: &short, JSON: b}, nil
 }
 
-// eventItemJSON assembles an item's JSON around the event's own encoding,
-// so the event is encoded once.
-func eventItemJSON(it *EventItem, ev []byte) []byte {
-	id, _ := encode(it.SubscriptionID) // strings always encode
-	server, _ := encode(it.Server)
-	b := make([]byte, 0, len(ev)+len(id)+len(server)+64)
+// appendEventItem appends it's JSON ({subscription_id, server, event,
+// replay_truncated?}) to b. It also returns the length of the event's own
+// encoding and the compacted data (a slice of the result).
+func appendEventItem(b []byte, it *EventItem) (out []byte, eventLen int, data []byte, err error) {
+	e := &it.Event
+	if b == nil {
+		b = make([]byte, 0, 128+len(it.SubscriptionID)+len(it.Server)+len(e.EventID)+len(e.Name)+
+			len(e.Timestamp)+len(e.Cursor.value)+len(e.Data))
+	}
+	// Field order and names are the wire format of a wakeup item; the
+	// fuzz test holds this to encoding/json's output for the same struct.
 	b = append(b, `{"subscription_id":`...)
-	b = append(b, id...)
+	b = appendString(b, it.SubscriptionID)
 	b = append(b, `,"server":`...)
-	b = append(b, server...)
-	b = append(b, `,"event":`...)
-	b = append(b, ev...)
+	b = appendString(b, it.Server)
+	b = append(b, `,"event":{"eventId":`...)
+	evStart := len(b) - len(`{"eventId":`)
+	b = appendString(b, e.EventID)
+	b = append(b, `,"name":`...)
+	b = appendString(b, e.Name)
+	b = append(b, `,"timestamp":`...)
+	b = appendString(b, e.Timestamp)
+	b = append(b, `,"cursor":`...)
+	if v, ok := e.Cursor.Value(); ok {
+		b = appendString(b, v)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"data":`...)
+	dataStart := len(b)
+	if b, err = appendCompact(b, e.Data); err != nil {
+		return nil, 0, nil, err
+	}
+	dataEnd := len(b)
+	b = append(b, '}')
+	eventLen = len(b) - evStart
 	if it.ReplayTruncated {
 		b = append(b, `,"replay_truncated":true`...)
 	}
-	return append(b, '}')
+	return append(b, '}'), eventLen, b[dataStart:dataEnd], nil
 }
 
 // PrepareStatus encodes a status item for the status batcher, its error
 // cut to MaxStatusErrorBytes.
 func PrepareStatus(s Snapshot) (Encoded[Snapshot], error) {
+	// Status items are rare (transitions only): encoding/json is fine.
 	s.Error = cut(s.Error, MaxStatusErrorBytes)
 	b, err := encode(s)
 	if err != nil {
@@ -141,6 +170,7 @@ var statusFormat = format[Snapshot]{
 // text builds a wakeup's text: the preamble line, then
 // {"<list>":[items...],"<dropped>":N}.
 func (f format[T]) text(items []Encoded[T], size, dropped int) string {
+	// One allocation: the items' bytes, their commas and the frame.
 	b := make([]byte, 0, len(f.preamble)+size+len(items)+len(f.listKey)+len(f.dropKey)+32)
 	b = append(b, f.preamble...)
 	b = append(b, "\n{\""...)
