@@ -50,13 +50,14 @@ var layers = map[string]layer{
 	"actors":              {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", modProtoactor, modBackoff, modLRU}, "actors may use every lower layer, never tools, the root package, cmd or demoserver"},
 	"tools":               {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config"}, "tools talk to actors through typed messages; never to transports or protoactor"},
 	"":                    {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", "actors", "tools", modProtoactor}, "the root package is the embedding API over everything below it"},
-	"demoserver":          {[]string{"messages", "clock", "internal/mcpline", modMCP, modFsnotify}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
+	"demoserver":          {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP, modFsnotify}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
 	"cmd/runtime":         {[]string{"", "demoserver", "messages", "clock", "config", modCobra, modShlex}, "cmd/runtime is wiring only"},
-	"internal/testserver": {[]string{"messages", "clock", "internal/mcpline", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
+	"internal/testserver": {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
 	"internal/testenv":    {[]string{"clock", "internal/testserver"}, "testenv only installs and starts test peers"},
 	"internal/bench":      {nil, "bench holds benchmarks only"},
 	"internal/testkit":    {[]string{"clock"}, "testkit holds test helpers only"},
 	"internal/mcpline":    {[]string{modMCP}, "mcpline serves mcp-go servers over line-delimited JSON-RPC; it knows nothing of the runtime"},
+	"internal/eventsrv":   {[]string{"clock", "internal/mcpline", modMCP}, "eventsrv serves the events protocol for our own servers; it knows nothing of the runtime"},
 }
 
 // pure packages are state machines: no goroutines, channels, locks or contexts.

@@ -1,7 +1,9 @@
 package clock
 
 import (
+	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -92,4 +94,34 @@ func join(s []string) string {
 		out += x
 	}
 	return out
+}
+
+func TestWait(t *testing.T) {
+	m := NewManual(time.Time{})
+	synctest.Test(t, func(t *testing.T) {
+		passed := make(chan bool)
+		go func() { passed <- Wait(context.Background(), m, time.Second) }()
+		synctest.Wait()
+		m.Advance(time.Second - 1)
+		select {
+		case <-passed:
+			t.Fatal("Wait passed early")
+		default:
+		}
+		m.Advance(1)
+		if !<-passed {
+			t.Fatal("Wait did not pass after its duration")
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if Wait(ctx, m, time.Second) || Wait(ctx, m, 0) {
+		t.Fatal("Wait passed with its context ended")
+	}
+	if m.Pending() != 0 {
+		t.Fatal("Wait left its timer armed")
+	}
+	if !Wait(context.Background(), m, 0) {
+		t.Fatal("a zero wait did not pass")
+	}
 }

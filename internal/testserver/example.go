@@ -119,7 +119,7 @@ func exampleStream(ctx context.Context, call *mcpline.Call) (any, error) {
 		return nil, err
 	}
 	for n := 1; n <= p.Count; n++ {
-		if n > 1 && !wait(ctx, time.Duration(p.IntervalMs)*time.Millisecond) {
+		if n > 1 && !clock.Wait(ctx, clock.Real{}, time.Duration(p.IntervalMs)*time.Millisecond) {
 			return cancelled(n)
 		}
 		if ctx.Err() != nil {
@@ -159,22 +159,6 @@ func exampleStream(ctx context.Context, call *mcpline.Call) (any, error) {
 	}
 	late(p.Count + 1)
 	return nil, nil
-}
-
-// wait waits d, or until ctx ends; it reports whether d passed.
-func wait(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	done := make(chan struct{})
-	timer := clock.Real{}.AfterFunc(d, func() { close(done) })
-	select {
-	case <-done:
-		return true
-	case <-ctx.Done():
-		timer.Stop()
-		return false
-	}
 }
 
 // StreamCancelLine is the line example/stream appends to the file named by
