@@ -3,6 +3,7 @@ package mcprt
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -14,20 +15,32 @@ import (
 	"github.com/mcprt/mcprt/transports"
 )
 
-// noticeHost records notices.
-type noticeHost struct {
+// noticeHost records notices' texts; recordingHost also their levels and
+// servers.
+type (
+	noticeHost    struct{ recorder }
+	recordingHost struct{ recorder }
+)
+
+func (h *noticeHost) Notify(_ context.Context, n messages.Notice) { h.add(n.Text) }
+func (h *recordingHost) Notify(_ context.Context, n messages.Notice) {
+	h.add(fmt.Sprintf("%d %s %s", n.Level, n.Server, n.Text))
+}
+
+type recorder struct {
 	mu      sync.Mutex
 	notices []string
 }
 
-func (h *noticeHost) Deliver(context.Context, messages.HostMessage) {}
-func (h *noticeHost) Notify(_ context.Context, n messages.Notice) {
+func (h *recorder) Deliver(context.Context, messages.HostMessage) {}
+
+func (h *recorder) add(s string) {
 	h.mu.Lock()
-	h.notices = append(h.notices, n.Text)
+	h.notices = append(h.notices, s)
 	h.mu.Unlock()
 }
 
-func (h *noticeHost) all() string {
+func (h *recorder) all() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return strings.Join(h.notices, "\n")
@@ -35,11 +48,11 @@ func (h *noticeHost) all() string {
 
 // startWithCache starts a runtime over f with its own agent directory and a
 // recording dialer over real transports.
-func startWithCache(t *testing.T, f *config.File, agentDir string, host Host) (*Runtime, *recDialer) {
+func startWithCache(t *testing.T, f *config.File, agentDir string, host Host, hostTools ...string) (*Runtime, *recDialer) {
 	t.Helper()
 	real := &transports.Dialer{Clock: clock.Real{}}
 	d := newRecDialer(real)
-	rt, err := Start(testCtx(t), Options{Config: f, AgentDir: agentDir, Dialer: d, Host: host, Rand: clock.NewSeededRand(3)})
+	rt, err := Start(testCtx(t), Options{Config: f, AgentDir: agentDir, Dialer: d, Host: host, HostTools: hostTools, Rand: clock.NewSeededRand(3)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,13 +70,12 @@ func withCatalog(servers []actors.ServerConfig, eff *config.Effective, cache str
 // not be registered, and starts the background listing of servers whose
 // direct tools have no cached metadata yet.
 func (r *Runtime) buildTools(ctx context.Context, opts Options, eff *config.Effective) {
-	r.mcp = tools.NewMCP(r.sys, tools.Options{Servers: eff.Servers, Settings: eff.Settings, HostTools: opts.HostTools, DirectEnv: os.Getenv(EnvDirectTools)})
+	r.mcp = tools.NewMCP(r.sys, toolOptions(opts, eff))
 	r.hostTools = opts.HostTools
 	r.settings = eff.Settings
 	r.surface.issues = map[string]bool{}
 	r.ready.Store(true)
-	if slices.Contains(opts.HostTools, MCPToolName) {
-		is := config.Issue{Message: fmt.Sprintf("tool %q is not registered: the host has a tool of that name", MCPToolName)}
+	if is, ok := proxyToolIssue(opts.HostTools); ok {
 		r.issueMu.Lock()
 		r.issues = append(r.issues, is)
 		r.issueMu.Unlock()
@@ -122,24 +121,35 @@ func (r *Runtime) currentTools(ctx context.Context) ([]Tool, []string) {
 		defer s.mu.Unlock()
 		return s.tools, nil
 	}
-	reserved := map[string]string{MCPToolName: "the proxy tool's"}
-	for _, h := range r.hostTools {
-		reserved[h] = fmt.Sprintf("the host's tool %q", h)
-	}
-	surf := r.mcp.Surface(reserved)
+	surf := r.mcp.Surface(reservedNames(r.hostTools))
 	var out []Tool
 	hideProxy := r.settings.DisableProxyTool && surf.AllDirect && surf.Complete
 	if !hideProxy && !slices.Contains(r.hostTools, MCPToolName) {
 		out = append(out, r.mcp.Tool())
 	}
 	out = append(out, surf.Direct...)
+	notices, issues := s.noticesLocked(surf)
+	r.issueMu.Lock()
+	r.issues = append(r.issues, issues...)
+	r.issueMu.Unlock()
+	s.version, s.built, s.tools = version, true, out
+	s.mu.Unlock()
+	for _, n := range notices {
+		r.host.notify(ctx, n)
+	}
+	return out, surf.Waiting
+}
+
+// noticesLocked records a tool surface's issues and returns those not
+// reported before, with the notices they and the warning about 75 or more
+// direct tools raise (each once). s.mu is held.
+func (s *toolSurface) noticesLocked(surf tools.Surface) ([]messages.Notice, []config.Issue) {
 	var notices []messages.Notice
+	var issues []config.Issue
 	for _, is := range surf.Issues {
 		if !s.issues[is] {
 			s.issues[is] = true
-			r.issueMu.Lock()
-			r.issues = append(r.issues, config.Issue{Message: is})
-			r.issueMu.Unlock()
+			issues = append(issues, config.Issue{Message: is})
 			notices = append(notices, messages.Notice{Level: messages.NoticeWarning, Text: is})
 		}
 	}
@@ -148,10 +158,27 @@ func (r *Runtime) currentTools(ctx context.Context) ([]Tool, []string) {
 		notices = append(notices, messages.Notice{Level: messages.NoticeWarning, Text: fmt.Sprintf(
 			"%d direct tools are registered; each costs prompt tokens on every turn: consider the mcp proxy tool or a directTools list", len(surf.Direct))})
 	}
-	s.version, s.built, s.tools = version, true, out
-	s.mu.Unlock()
-	for _, n := range notices {
-		r.host.notify(ctx, n)
+	return notices, issues
+}
+
+// toolOptions is what the tools need of the configuration.
+func toolOptions(opts Options, eff *config.Effective) tools.Options {
+	return tools.Options{Servers: eff.Servers, Settings: eff.Settings, HostTools: opts.HostTools, DirectEnv: os.Getenv(EnvDirectTools)}
+}
+
+// reservedNames maps the names direct tools must not take to who has them.
+func reservedNames(hostTools []string) map[string]string {
+	reserved := map[string]string{MCPToolName: "the proxy tool's"}
+	for _, h := range hostTools {
+		reserved[h] = fmt.Sprintf("the host's tool %q", h)
 	}
-	return out, surf.Waiting
+	return reserved
+}
+
+// proxyToolIssue is the issue of a host that has a tool named mcp itself.
+func proxyToolIssue(hostTools []string) (config.Issue, bool) {
+	if !slices.Contains(hostTools, MCPToolName) {
+		return config.Issue{}, false
+	}
+	return config.Issue{Message: fmt.Sprintf("tool %q is not registered: the host has a tool of that name", MCPToolName)}, true
 }

@@ -12,5 +12,7 @@
 // context ends, talking to the actors only through actors.System (typed
 // messages with reply functions); it never blocks an actor and starts no
 // goroutines of its own. Views are immutable and swapped atomically; the
-// status and catalog reads never connect anything.
+// status and catalog reads never connect anything. A cache view
+// (NewCachedMCP) reads the configuration and the disk cache instead of an
+// actor system, and answers only the modes that connect nothing.
 package tools

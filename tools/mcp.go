@@ -72,7 +72,8 @@ type Options struct {
 // MCP is the `mcp` proxy tool (and the owner of the direct tools, which
 // share its catalog view and result rendering).
 type MCP struct {
-	sys     *actors.System
+	sys     *actors.System // nil for a cache view (NewCachedMCP)
+	src     source
 	cfg     *servers
 	opts    Options
 	views   views
@@ -82,18 +83,7 @@ type MCP struct {
 
 // NewMCP builds the proxy tool over a running actor system.
 func NewMCP(sys *actors.System, opts Options) *MCP {
-	cfg := &servers{byName: map[string]config.Server{}, set: opts.Settings}
-	for _, s := range opts.Servers {
-		cfg.order = append(cfg.order, s.Name)
-		cfg.byName[s.Name] = s
-	}
-	for _, n := range sys.Names() {
-		if _, ok := cfg.byName[n]; !ok {
-			cfg.order = append(cfg.order, n)
-			cfg.byName[n] = config.Server{Name: n}
-		}
-	}
-	return &MCP{sys: sys, cfg: cfg, opts: opts, limits: limitsFrom(opts.Settings.Output)}
+	return newMCP(sys, liveSource{sys}, opts, sys.Names())
 }
 
 // Tool returns the proxy tool in registrable form. Its description lists
@@ -135,28 +125,64 @@ func (m *MCP) description() string {
 	return b.String()
 }
 
-func (m *MCP) view() *view { return m.views.get(m.sys, m.cfg) }
+func (m *MCP) view() *view { return m.views.get(m.src, m.cfg) }
 
 // Execute dispatches on the arguments in a fixed order: action > tool >
 // connect > describe > instructions > search > server (list) > status.
 func (m *MCP) Execute(ctx context.Context, raw json.RawMessage) Result {
-	var a mcpArgs
-	if len(raw) > 0 && string(raw) != "null" {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&a); err != nil {
-			if e := unknownFields(raw); e != nil {
-				return failure(e)
-			}
-			return failure(messages.Errorf(messages.KindInvalidArgs, "", "arguments must be a JSON object with optional fields tool, args, connect, describe, instructions, search, regex, includeSchemas, limit, offset, server and action"))
-		}
+	a, bad := decodeArgs(raw)
+	if bad != nil {
+		return failure(bad)
 	}
+	if m.sys == nil && m.connects(&a) {
+		return failure(errCacheView)
+	}
+	return m.dispatch(ctx, &a)
+}
+
+// errCacheView refuses, in a cache view, what would connect a server.
+var errCacheView = messages.Errorf(messages.KindInternal, "", "this view of the metadata cache connects no server")
+
+// ExecuteCached runs the modes that connect nothing, exactly as Execute
+// does; ok is false, and nothing is done, for a call, a connect, or a list
+// of a server whose tools are not known yet.
+func (m *MCP) ExecuteCached(ctx context.Context, raw json.RawMessage) (res Result, ok bool) {
+	a, bad := decodeArgs(raw)
+	if bad != nil {
+		return failure(bad), true
+	}
+	if m.connects(&a) {
+		return Result{}, false
+	}
+	return m.dispatch(ctx, &a), true
+}
+
+// decodeArgs decodes the proxy tool's arguments, refusing unknown fields.
+func decodeArgs(raw json.RawMessage) (mcpArgs, *messages.Error) {
+	var a mcpArgs
+	if len(raw) == 0 || string(raw) == "null" {
+		return a, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		if e := unknownFields(raw); e != nil {
+			return a, e
+		}
+		return a, messages.Errorf(messages.KindInvalidArgs, "", "arguments must be a JSON object with optional fields tool, args, connect, describe, instructions, search, regex, includeSchemas, limit, offset, server and action")
+	}
+	return a, nil
+}
+
+func hasArgs(a *mcpArgs) bool { return len(a.Args) > 0 && string(a.Args) != "null" }
+
+func (m *MCP) dispatch(ctx context.Context, a *mcpArgs) Result {
 	switch {
 	case a.Action != "":
 		return failure(messages.Errorf(messages.KindInvalidArgs, "", "action %s is not supported by this runtime", quote(a.Action)))
 	case a.Tool != "":
 		return m.call(ctx, a.Tool, a.Args)
-	case len(a.Args) > 0 && string(a.Args) != "null":
+	case hasArgs(a):
 		return failure(messages.Errorf(messages.KindInvalidArgs, "", `args needs a tool: call {"tool": "name", "args": {...}}; find names with {"search": "words"}`))
 	case a.Connect != "":
 		return m.connect(ctx, a.Connect)
@@ -165,11 +191,34 @@ func (m *MCP) Execute(ctx context.Context, raw json.RawMessage) Result {
 	case a.Instructions != "":
 		return m.instructions(a.Instructions)
 	case a.Search != nil:
-		return m.search(ctx, a)
+		return m.search(ctx, *a)
 	case a.Server != "":
 		return m.list(ctx, a.Server)
 	}
 	return m.status()
+}
+
+// connects reports whether the mode a selects (in dispatch's order) may
+// connect a server: a call, a connect, or a list (also an empty search
+// naming a server) of an enabled server whose tools are not known yet.
+func (m *MCP) connects(a *mcpArgs) bool {
+	switch {
+	case a.Action != "":
+		return false
+	case a.Tool != "":
+		return true
+	case hasArgs(a):
+		return false
+	case a.Connect != "":
+		return true
+	case a.Describe != "" || a.Instructions != "":
+		return false
+	case a.Search != nil && strings.TrimSpace(*a.Search) != "":
+		return false
+	case a.Server != "":
+		return m.configured(a.Server) == nil && !m.catalogOf(a.Server).Known()
+	}
+	return false
 }
 
 // knownFields are mcpArgs' JSON names.

@@ -28,6 +28,9 @@ func (m *MCP) call(ctx context.Context, name string, rawArgs json.RawMessage) Re
 // output schema as the catalog had it when the call began), resources/read
 // for a resource tool. It never retries.
 func (m *MCP) invoke(ctx context.Context, e *entry, args json.RawMessage) Result {
+	if m.sys == nil {
+		return failure(errCacheView)
+	}
 	if e.Resource != nil {
 		params, _ := json.Marshal(map[string]string{"uri": e.Resource.URI})
 		r := m.sys.Request(ctx, e.Server, "resources/read", params, messages.DeadlineCall, messages.OriginModel)
@@ -69,7 +72,7 @@ func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error
 		return e, err
 	}
 	var pending []string
-	snap := m.sys.Catalog().Snapshot()
+	_, snap := m.src.catalog()
 	for _, s := range m.cfg.order {
 		if c := snap.Server(s); !m.cfg.byName[s].Disabled && (!c.Known() || c.Stale) {
 			pending = append(pending, s)

@@ -22,13 +22,19 @@ func (m *MCP) known(ctx context.Context, server string) (*actors.ServerCatalog, 
 	if err := m.configured(server); err != nil {
 		return nil, err
 	}
-	if c := m.sys.Catalog().Snapshot().Server(server); c.Known() {
+	if c := m.catalogOf(server); c.Known() {
 		return c, nil
 	}
 	if err := m.refreshMany(ctx, []string{server})[server]; err != nil {
 		return nil, err
 	}
-	return m.sys.Catalog().Snapshot().Server(server), nil
+	return m.catalogOf(server), nil
+}
+
+// catalogOf returns server's catalog entry as it is now.
+func (m *MCP) catalogOf(server string) *actors.ServerCatalog {
+	_, snap := m.src.catalog()
+	return snap.Server(server)
 }
 
 // configured refuses a server that is not configured or is disabled.
@@ -57,7 +63,7 @@ func (m *MCP) list(ctx context.Context, server string) Result {
 	v := m.view()
 	idx := v.byServer[server]
 	connected := false
-	for _, st := range m.sys.Statuses() {
+	for _, st := range m.src.Statuses() {
 		if st.Name == server {
 			connected = st.State == messages.StateConnected
 		}
@@ -150,7 +156,7 @@ func (m *MCP) instructions(server string) Result {
 	if _, ok := m.cfg.byName[server]; !ok {
 		return failure(messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured", quote(server)))
 	}
-	c := m.sys.Catalog().Snapshot().Server(server)
+	c := m.catalogOf(server)
 	text := c.Instructions
 	switch {
 	case text != "":

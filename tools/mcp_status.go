@@ -49,8 +49,8 @@ const failureShown = 60 * time.Second
 // Snapshot builds the status snapshot from the servers' last published
 // statuses and the catalog.
 func (m *MCP) Snapshot() StatusSnapshot {
-	statuses := m.sys.Statuses()
-	now := m.sys.Clock().Now()
+	statuses := m.src.Statuses()
+	now := m.src.Clock().Now()
 	v := m.view()
 	out := StatusSnapshot{Version: 1, Servers: make([]ServerStatus, 0, len(statuses))}
 	for _, s := range statuses {

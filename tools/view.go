@@ -4,7 +4,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/config"
 )
@@ -41,7 +40,7 @@ func (e *entry) Description() string {
 // index. It is immutable; a new one is built when the catalog changes.
 type view struct {
 	version  uint64
-	snap     *actors.Snapshot
+	snap     serverCatalogs
 	entries  []entry
 	byServer map[string][]int
 	byName   map[string][]int // exact name → entries, by server order
@@ -75,18 +74,18 @@ type views struct {
 
 // get returns the view of the current snapshot, building it if the catalog
 // changed since the last one.
-func (vs *views) get(sys *actors.System, cfg *servers) *view {
-	snap := sys.Catalog().Snapshot()
-	if v := vs.cur.Load(); v != nil && v.version == snap.Version {
+func (vs *views) get(src source, cfg *servers) *view {
+	version, snap := src.catalog()
+	if v := vs.cur.Load(); v != nil && v.version == version {
 		return v
 	}
-	v := buildView(snap, cfg)
+	v := buildView(version, snap, cfg)
 	vs.cur.Store(v)
 	return v
 }
 
-func buildView(snap *actors.Snapshot, cfg *servers) *view {
-	v := &view{version: snap.Version, snap: snap, byServer: map[string][]int{}, byName: map[string][]int{}, byNorm: map[string][]int{}}
+func buildView(version uint64, snap serverCatalogs, cfg *servers) *view {
+	v := &view{version: version, snap: snap, byServer: map[string][]int{}, byName: map[string][]int{}, byNorm: map[string][]int{}}
 	for _, name := range cfg.order {
 		sc := cfg.byName[name]
 		c := snap.Server(name)

@@ -49,6 +49,33 @@ func (g *globals) withRuntime(cmd *cobra.Command, f func(rt *mcprt.Runtime) erro
 	return f(rt)
 }
 
+// proxyMode runs one of the proxy tool's modes; args builds its arguments
+// from the configured server names. A mode that connects nothing, when
+// starting the runtime would connect nothing either, is answered by the
+// configuration and the metadata cache alone (mcprt.CacheView: the
+// runtime's own answer, without starting actors, which is what makes
+// `runtime status` fast); anything else starts the runtime.
+func (g *globals) proxyMode(cmd *cobra.Command, args func(servers []string) json.RawMessage) error {
+	o, err := g.options()
+	if err != nil {
+		return err
+	}
+	o.Host = cliHost{w: g.stderr}
+	view, err := mcprt.OpenCacheView(o)
+	if err != nil {
+		return usage("%s", err.Error())
+	}
+	if view != nil {
+		if r, ok := view.Execute(cmd.Context(), args(view.Servers())); ok {
+			g.print(r)
+			return resultError(r)
+		}
+	}
+	return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+		return g.runTool(cmd, rt, mcprt.MCPToolName, args(rt.Servers()))
+	})
+}
+
 func mcpArgs(fields map[string]any) json.RawMessage {
 	b, _ := json.Marshal(fields)
 	return b
@@ -58,9 +85,7 @@ func statusCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use: "status", Short: "show every configured server's status (connects nothing)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
-				return g.runTool(cmd, rt, mcprt.MCPToolName, json.RawMessage(`{}`))
-			})
+			return g.proxyMode(cmd, func([]string) json.RawMessage { return json.RawMessage(`{}`) })
 		},
 	}
 }
@@ -69,17 +94,17 @@ func listCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use: "list [SERVER]", Short: "list a server's tools, templates and prompts (from the cache, else connecting it)", Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+			return g.proxyMode(cmd, func(names []string) json.RawMessage {
 				server := ""
 				if len(args) == 1 {
 					server = args[0]
-				} else if names := rt.Servers(); len(names) == 1 {
+				} else if len(names) == 1 {
 					server = names[0]
 				}
 				if server == "" {
-					return g.runTool(cmd, rt, mcprt.MCPToolName, json.RawMessage(`{}`))
+					return json.RawMessage(`{}`)
 				}
-				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(map[string]any{"server": server}))
+				return mcpArgs(map[string]any{"server": server})
 			})
 		},
 	}

@@ -40,9 +40,7 @@ func searchCmd(g *globals) *cobra.Command {
 			if noSchemas {
 				fields["includeSchemas"] = false
 			}
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
-				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(fields))
-			})
+			return g.proxyMode(cmd, func([]string) json.RawMessage { return mcpArgs(fields) })
 		},
 	}
 	c.Flags().StringVar(&server, "server", "", "search only this server's tools")
@@ -57,9 +55,7 @@ func describeCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use: "describe TOOL", Short: "show a tool's description and parameters (from the cache; connects nothing)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
-				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(map[string]any{"describe": args[0]}))
-			})
+			return g.proxyMode(cmd, func([]string) json.RawMessage { return mcpArgs(map[string]any{"describe": args[0]}) })
 		},
 	}
 }
@@ -68,9 +64,7 @@ func instructionsCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use: "instructions SERVER", Short: "show a server's usage instructions", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
-				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(map[string]any{"instructions": args[0]}))
-			})
+			return g.proxyMode(cmd, func([]string) json.RawMessage { return mcpArgs(map[string]any{"instructions": args[0]}) })
 		},
 	}
 }

@@ -52,4 +52,26 @@ func TestProxyCommands(t *testing.T) {
 	if o := runCLI(t, env, "search", "--config", cfg, "--regex", "^ec"); o.code != 0 || !strings.Contains(o.stdout, "- echo (t)") {
 		t.Fatalf("search --regex: %q %q", o.stdout, o.stderr)
 	}
+	// These commands answer from the cache without starting the runtime;
+	// they print what the runtime's own mcp tool prints (runtime tool mcp
+	// always starts one), in text and with --json.
+	for _, c := range []struct {
+		cmd []string
+		mcp string
+	}{
+		{[]string{"status"}, `{}`},
+		{[]string{"list"}, `{"server":"t"}`},
+		{[]string{"search", "echo", "--limit", "2"}, `{"search":"echo","limit":2}`},
+		{[]string{"describe", "t_echo"}, `{"describe":"t_echo"}`},
+		{[]string{"describe", "ehco"}, `{"describe":"ehco"}`},
+		{[]string{"instructions", "t"}, `{"instructions":"t"}`},
+	} {
+		for _, flags := range [][]string{{"--config", cfg}, {"--config", cfg, "--json"}} {
+			fast := runCLI(t, env, append(c.cmd, flags...)...)
+			full := runCLI(t, env, append([]string{"tool", "mcp", c.mcp}, flags...)...)
+			if fast != full || fast.stdout+fast.stderr == "" {
+				t.Errorf("%v %v:\n%+v\nruntime tool mcp %s:\n%+v", c.cmd, flags, fast, c.mcp, full)
+			}
+		}
+	}
 }
