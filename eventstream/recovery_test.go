@@ -50,6 +50,15 @@ func TestRecoveryScripts(t *testing.T) {
 				{heartbeat(2, `{"cursor":"c3"}`), "wake active"},
 				{heartbeat(2, `{"cursor":"c4"}`), ""},
 			}},
+		{name: "a heartbeat's cursor (quiet progress) is the one reopened with",
+			spec: Spec{MaxAgeMs: i64(0)},
+			steps: []step{
+				{start(), "open #1 cursor=null maxAgeMs=0; arm activation 15s"},
+				{active(1, `{"cursor":"c0"}`), ackDone},
+				{heartbeat(1, `{"cursor":"quiet-progress"}`), ""},
+				{lost(1), `wake reconnecting disconnected "connection lost"; notify "connection lost"; arm retry 1s`},
+				{wait(time.Second), "open #2 cursor=quiet-progress maxAgeMs=0 retry=1; arm activation 15s"},
+			}},
 		{name: "recovery confirmed by an event is told by the event's own batch",
 			steps: []step{
 				{reopened(), ""},

@@ -115,6 +115,18 @@ func (s *Subscription) Cancel() []Effect {
 	return s.out
 }
 
+// Abort ends the subscription as failed with why, for a cause outside its
+// streams (the session that owns it was invalidated, its server was
+// removed): the stream is cancelled, a pending subscribe rejected, and the
+// model woken once the subscription had been active.
+func (s *Subscription) Abort(why string) []Effect {
+	s.out = s.out[:0]
+	if s.state.Live() {
+		s.finish(messages.End{Reason: messages.EndError, Error: why})
+	}
+	return s.out
+}
+
 // StreamEnded reports that stream number stream ended (a final result, a
 // JSON-RPC error, a lost connection or response stream, a failed send). The
 // end of a stream the subscription no longer listens to is ignored.

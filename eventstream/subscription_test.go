@@ -102,6 +102,16 @@ func TestSubscriptionScripts(t *testing.T) {
 				}
 			}), ""},
 		}},
+		{name: "owner abort fails and wakes once active", steps: []step{
+			{start(), open1},
+			{active(1, `{"cursor":"c0"}`), ackDone},
+			{func(h *harness) string { return h.take(h.s.Abort("session ended")) }, `cancel #1; disarm watchdog; wake failed error "session ended"; notify "session ended"`},
+			{func(h *harness) string { return h.take(h.s.Abort("again")) }, ""},
+		}},
+		{name: "owner abort before the ack rejects", steps: []step{
+			{start(), open1},
+			{func(h *harness) string { return h.take(h.s.Abort("session ended")) }, `cancel #1; disarm activation; reject "session ended"`},
+		}},
 		{name: "mid-stream gap: cursor updated, one notice and one wake, no new stream", steps: []step{
 			{start(), open1},
 			{active(1, `{"cursor":"c0"}`), ackDone},
