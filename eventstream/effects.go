@@ -30,6 +30,7 @@ const (
 
 var timerNames = [...]string{TimerActivation: "activation", TimerWatchdog: "watchdog", TimerRetry: "retry", TimerFlush: "flush"}
 
+// String names the timer for traces.
 func (k TimerKind) String() string {
 	if k <= 0 || int(k) >= len(timerNames) {
 		return "timer?"
@@ -41,7 +42,8 @@ func (k TimerKind) String() string {
 // the request within its subscription (1, 2, ...): the actor maps its own
 // request id to it and reports the stream's frames and end with it.
 //
-// Retry is 0 for the first open and n for the n-th reopen. A reopen is the
+// Retry is 0 for the first open and, for a reopen, the retry's number in
+// the current recovery episode (1 to MaxRetries). A reopen is the
 // subscription's reconnect: the actor sends it through its server's
 // single-flight connect, so that the subscriptions of one server whose
 // retries fall due while the connection is down share one reconnect (and,
@@ -97,6 +99,7 @@ func (Notify) effect()       {}
 func (Resolve) effect()      {}
 func (Reject) effect()       {}
 
+// String renders the open for traces: stream, cursor, maxAgeMs, retry.
 func (e OpenStream) String() string {
 	s := fmt.Sprintf("open #%d cursor=%s", e.Stream, e.Params.Cursor)
 	if e.Params.MaxAgeMs != nil {
@@ -107,9 +110,17 @@ func (e OpenStream) String() string {
 	}
 	return s
 }
+
+// String renders the cancel for traces.
 func (e CancelStream) String() string { return fmt.Sprintf("cancel #%d", e.Stream) }
-func (e Arm) String() string          { return fmt.Sprintf("arm %s %s", e.Timer, e.After) }
-func (e Disarm) String() string       { return fmt.Sprintf("disarm %s", e.Timer) }
+
+// String renders the timer and its delay (not the token) for traces.
+func (e Arm) String() string { return fmt.Sprintf("arm %s %s", e.Timer, e.After) }
+
+// String renders the disarm for traces.
+func (e Disarm) String() string { return fmt.Sprintf("disarm %s", e.Timer) }
+
+// String renders the delivered event id (and replay_truncated) for traces.
 func (e Deliver) String() string {
 	s := fmt.Sprintf("deliver %s", e.Item.Event.EventID)
 	if e.Item.ReplayTruncated {
@@ -117,10 +128,18 @@ func (e Deliver) String() string {
 	}
 	return s
 }
-func (e Wake) String() string    { return "wake " + statusString(e.Status) }
-func (e Notify) String() string  { return fmt.Sprintf("notify %q", e.Notice.Text) }
+
+// String renders the woken status for traces.
+func (e Wake) String() string { return "wake " + statusString(e.Status) }
+
+// String renders the notice text for traces.
+func (e Notify) String() string { return fmt.Sprintf("notify %q", e.Notice.Text) }
+
+// String renders the resolved status for traces.
 func (e Resolve) String() string { return "resolve " + statusString(e.Status) }
-func (e Reject) String() string  { return fmt.Sprintf("reject %q", e.Err) }
+
+// String renders the rejection for traces.
+func (e Reject) String() string { return fmt.Sprintf("reject %q", e.Err) }
 
 // statusString is a one-line rendering of a snapshot for traces.
 func statusString(s Snapshot) string {

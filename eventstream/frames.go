@@ -33,6 +33,7 @@ const (
 
 var frameNames = [...]string{"invalid", "active", "event", "heartbeat", "error", "terminated"}
 
+// String names the frame kind.
 func (k FrameKind) String() string {
 	if k < 0 || int(k) >= len(frameNames) {
 		return "frame?"
