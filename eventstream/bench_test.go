@@ -3,6 +3,7 @@ package eventstream
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
 )
 
@@ -59,4 +60,28 @@ func BenchmarkPurePipeline(b *testing.B) {
 			batch.Fire(token)
 		}
 	}
+}
+
+// BenchmarkIdleSubscriptionMemory reports the heap one active subscription
+// keeps before its first event (bytes/sub), averaged over 1,000.
+func BenchmarkIdleSubscriptionMemory(b *testing.B) {
+	var per float64
+	for range b.N {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		subs := make([]*Subscription, 1000)
+		for i := range subs {
+			s, _ := NewSubscription(Spec{ID: fmt.Sprint("sub-", i), Server: "demo", Name: "fs.changed",
+				Arguments: json.RawMessage(`{"dir":"/tmp/demo","glob":"*.txt"}`)}, Limits{})
+			s.Start()
+			s.Frame(t0, 1, Decode(MethodActive, json.RawMessage(`{"cursor":"c0"}`)))
+			subs[i] = s
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(subs)
+		per = float64(after.HeapAlloc-before.HeapAlloc) / float64(len(subs))
+	}
+	b.ReportMetric(per, "bytes/sub")
 }
