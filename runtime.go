@@ -49,6 +49,8 @@ type Runtime struct {
 
 	host *hostCalls
 
+	protocols protocols // protocol.go
+
 	closeOnce sync.Once
 	closeErr  error
 }

@@ -44,6 +44,7 @@ type serverActor struct {
 	restarts    int
 	closed      bool
 	stopping    func() // the Shutdown reply, pending until everything closed
+	ext         extState
 	// handling is the command being handled, while it is; it stays set when
 	// handling it panics. The root supervisor answers that command itself
 	// (messages.Failable), so crashed() must not answer it a second time.
@@ -74,6 +75,9 @@ func (s *serverActor) Receive(c actor.Context) {
 	s.handling, _ = msg.(messages.Failable)
 	s.dispatch(c, msg)
 	s.handling = nil // not reached when dispatch panics
+	if s.life != nil {
+		s.checkBindings()
+	}
 	s.publish()
 }
 
@@ -96,6 +100,17 @@ func (s *serverActor) dispatch(c actor.Context, msg any) {
 		}
 	case *messages.Connect:
 		s.connect(m)
+	case *bindSession:
+		s.bind(c, m)
+	case *sessionCmd:
+		s.forward(m)
+	case unbind:
+		delete(s.ext.sessions, m.pid)
+		s.env.send(m.pid, unbound{})
+	case watchCmd:
+		s.watch(m)
+	case unwatchCmd:
+		s.unwatch(m.token)
 	case *messages.Abort:
 		s.abort(m.Token)
 	case *messages.QueryStatus:
@@ -112,6 +127,8 @@ func (s *serverActor) dispatch(c actor.Context, msg any) {
 		s.notification(m)
 	case messages.ConnClosed:
 		s.connClosed(m)
+	case messages.LateFrame:
+		s.ext.late++
 	case lifeTimer:
 		if m.incarnation == s.inc {
 			s.exec(s.life.Fire(s.now(), m.kind, m.token))
@@ -304,6 +321,7 @@ func (s *serverActor) connLost(gen uint64, reason *messages.Error) {
 }
 
 func (s *serverActor) notification(m messages.ConnNotification) {
+	s.observe(m)
 	switch m.Method {
 	case "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/prompts/list_changed":
 		if m.Gen == s.life.Gen() {

@@ -120,6 +120,7 @@ func (s *serverActor) status() messages.ServerStatus {
 		LastError:       s.life.LastError(),
 		Instructions:    s.info.Instructions,
 		Restarts:        s.restarts,
+		LateFrames:      s.ext.late,
 	}
 	if s.closed {
 		st.State = messages.StateClosed

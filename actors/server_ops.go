@@ -42,6 +42,12 @@ type op struct {
 
 	origin  messages.Origin
 	resends int // times it went out again after its connection ended unsent
+
+	// pinned: a protocol session's request, bound to its generation; it
+	// never moves to another connection.
+	pinned          bool
+	stream          *messages.StreamSpec
+	serverCancelled bool
 }
 
 // maxResends bounds how often one operation is moved to a new connection
@@ -68,6 +74,10 @@ func (s *serverActor) withConnection(cmd messages.Failable, token messages.Token
 }
 
 func (s *serverActor) request(m *messages.Request) {
+	if m.Gen != 0 {
+		s.pinnedRequest(m)
+		return
+	}
 	s.withConnection(m, m.Token, m.Origin, func(gen uint64) {
 		o := &op{cmd: m, gen: gen, token: m.Token, kind: opRequest, method: m.Method, params: m.Params, reply: m.Reply, origin: m.Origin}
 		s.begin(o, s.deadline(m.Deadline))
@@ -134,11 +144,11 @@ func (s *serverActor) send(o *op, cursor *string) {
 	if cursor != nil {
 		params, _ = json.Marshal(map[string]string{"cursor": *cursor})
 	}
-	s.conns[o.gen].Send(messages.Op{ID: o.id, Method: o.method, Params: params})
+	s.conns[o.gen].Send(messages.Op{ID: o.id, Method: o.method, Params: params, Stream: o.stream})
 }
 
 func (s *serverActor) opDone(m messages.OpResult) {
-	if m.Err != nil && m.Err.Kind == messages.KindDisconnected {
+	if m.Err != nil && m.Err.Kind == messages.KindDisconnected && !m.OnlyThis {
 		s.connLost(m.Gen, m.Err)
 	}
 	o := s.ops[m.ID]
@@ -147,10 +157,11 @@ func (s *serverActor) opDone(m messages.OpResult) {
 	}
 	// A request that never left moves to a new connection, except a
 	// catalog listing's own (o.cmd nil), which moves as a whole listing.
-	if m.NotSent && o.kind != opHealth && o.cmd != nil && o.resends < maxResends && !s.closed {
+	if m.NotSent && o.kind != opHealth && o.cmd != nil && !o.pinned && o.resends < maxResends && !s.closed {
 		s.resend(o)
 		return
 	}
+	o.serverCancelled = m.ServerCancelled
 	if m.Err != nil || o.kind != opList {
 		s.finish(o, m.Result, m.Err)
 		return
@@ -204,7 +215,7 @@ func (s *serverActor) finish(o *op, result json.RawMessage, err *messages.Error)
 	}
 	switch o.kind {
 	case opRequest:
-		o.reply(messages.Reply{Result: result, Err: err, Gen: o.gen})
+		o.reply(messages.Reply{Result: result, Err: err, Gen: o.gen, ServerCancelled: o.serverCancelled && err == nil})
 	case opList:
 		if err != nil {
 			o.listReply(messages.ListReply{Err: err, Gen: o.gen})

@@ -106,7 +106,7 @@ func Start(cfg Config) (*System, error) {
 	e.root = rootPID
 	spawner := system.Root.WithGuardian(g)
 	for i, rec := range records {
-		pid, err := spawner.SpawnNamed(e.props(newServerActor(e, rec)), "mcprt/server/"+strconv.Itoa(i))
+		pid, err := spawner.SpawnNamed(e.props(newServerActor(e, rec), actor.WithSupervisor(stopOnFailure)), "mcprt/server/"+strconv.Itoa(i))
 		if err != nil {
 			return nil, fmt.Errorf("actors: spawn server %q: %w", rec.cfg.Name, err)
 		}
@@ -159,3 +159,6 @@ func (s *System) Post(server string, cmd any) {
 	}
 	s.env.send(pid, cmd)
 }
+
+// Closing reports whether Close has been called.
+func (s *System) Closing() bool { return s.closing.Load() }

@@ -2,7 +2,6 @@ package extension
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/mcprt/mcprt/messages"
 )
@@ -30,24 +29,13 @@ func EndOf(o Outcome) messages.End {
 	e := o.Err
 	switch e.Kind {
 	case messages.KindRPC:
-		return messages.End{Reason: messages.EndError, Error: e.Error(),
-			ProtocolError: &messages.ProtocolError{Code: e.RPCCode, Message: rpcMessage(e), Data: e.RPCData}}
+		return messages.End{Reason: messages.EndError, Error: e.Error(), ProtocolError: e.Protocol()}
 	case messages.KindAborted, messages.KindShutdown:
 		return messages.End{Reason: messages.EndCancelled, Error: e.Error()}
 	case messages.KindDisconnected:
 		return messages.End{Reason: messages.EndDisconnected, Error: e.Error()}
 	}
 	return messages.End{Reason: messages.EndError, Error: e.Error()}
-}
-
-// rpcMessage recovers the server's own message from the runtime's error
-// text ("<message> (JSON-RPC error <code>)").
-func rpcMessage(e *messages.Error) string {
-	suffix := fmt.Sprintf(" (JSON-RPC error %d)", e.RPCCode)
-	if n := len(e.Message) - len(suffix); n >= 0 && e.Message[n:] == suffix {
-		return e.Message[:n]
-	}
-	return e.Message
 }
 
 // StreamEffect is something a stream's actor must do.

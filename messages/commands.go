@@ -53,6 +53,13 @@ type Request struct {
 	Deadline DeadlineKind
 	Origin   Origin
 	Reply    func(Reply)
+	// Gen, when not 0, pins the request to that connection generation (a
+	// protocol session's): it never connects, and fails with
+	// KindDisconnected once that connection has ended, even if it was
+	// never sent, instead of moving to another connection.
+	Gen uint64
+	// Stream makes the request a stream (see StreamSpec); only with Gen.
+	Stream *StreamSpec
 }
 
 // Reply answers a Request.
@@ -63,6 +70,9 @@ type Reply struct {
 	Err *Error
 	// Gen is the connection generation the request ran on (0 if none).
 	Gen uint64
+	// ServerCancelled is set (with no Result and no Err) when the server
+	// ended a stream by sending notifications/cancelled for it.
+	ServerCancelled bool
 }
 
 // ListAll asks a server actor for every page of a list method (for example

@@ -140,6 +140,20 @@ func (e *Error) Error() string {
 // Code returns Kind.Code().
 func (e *Error) Code() string { return e.Kind.Code() }
 
+// Protocol returns the server's JSON-RPC error object (code, its own
+// message, data) when Kind is KindRPC, and nil otherwise.
+func (e *Error) Protocol() *ProtocolError {
+	if e == nil || e.Kind != KindRPC {
+		return nil
+	}
+	msg := e.Message
+	suffix := fmt.Sprintf(" (JSON-RPC error %d)", e.RPCCode)
+	if n := len(msg) - len(suffix); n >= 0 && msg[n:] == suffix {
+		msg = msg[:n]
+	}
+	return &ProtocolError{Code: e.RPCCode, Message: msg, Data: e.RPCData}
+}
+
 // Is makes errors.Is(err, &Error{Kind: k}) match on kind alone.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)

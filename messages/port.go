@@ -10,7 +10,8 @@ import "encoding/json"
 // Sink.
 
 // Sink receives the port's outcomes (DialResult, OpResult, ConnNotification,
-// ConnClosed). It must not block; the actor shell implements it by posting
+// LateFrame, ConnClosed; a stream's StreamSent and StreamNotification go
+// to the stream's own Sink). It must not block; the actor shell implements it by posting
 // to the actor's mailbox. A port calls a Sink from any goroutine, but for a
 // single connection it calls it in order: every OpResult and
 // ConnNotification of a connection precedes its ConnClosed.
@@ -128,6 +129,10 @@ type OpResult struct {
 	// ServerCancelled is set (with no Result and no Err) when the server
 	// ended a stream by sending notifications/cancelled for it.
 	ServerCancelled bool
+	// OnlyThis is set with an Err that concerns this request alone (on
+	// HTTP, its response stream ended without a result): the connection is
+	// fine and its other requests carry on.
+	OnlyThis bool
 }
 
 // ConnNotification is a server-to-client notification the port did not
@@ -146,7 +151,11 @@ type ConnClosed struct {
 	Server string
 	Gen    uint64
 	Err    *Error
-	// LateFrames counts stream notifications that arrived after their
-	// stream had ended and were dropped.
-	LateFrames uint64
+}
+
+// LateFrame says a stream notification arrived after its stream had
+// ended: it was dropped, and is counted (ServerStatus.LateFrames).
+type LateFrame struct {
+	Server string
+	Gen    uint64
 }

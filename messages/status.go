@@ -70,4 +70,7 @@ type ServerStatus struct {
 	Instructions string
 	// Restarts counts actor restarts after crashes.
 	Restarts int
+	// LateFrames counts protocol-extension stream notifications that
+	// arrived after their stream had ended and were dropped.
+	LateFrames uint64
 }

@@ -100,7 +100,7 @@ func newConn(d *Dialer, req messages.DialRequest, sink messages.Sink, dialCtx co
 		connInfo: connInfo{server: req.Server, field: field, secrets: secretsOf(req.Endpoint)},
 		d:        d, gen: req.Gen, sink: sink, endpoint: req.Endpoint,
 		ids:    &idSource{prefix: req.IDPrefix},
-		router: newRouter(req.IDPrefix + "-"),
+		router: newRouter(req.IDPrefix+"-", func() { sink(messages.LateFrame{Server: req.Server, Gen: req.Gen}) }),
 		sess:   &session{client: mcp.Implementation{Name: req.ClientName, Version: req.ClientVersion}},
 		ctx:    ctx, cancel: cancel,
 		ops: make(map[messages.OpID]*opState), work: make(chan func()),
@@ -293,6 +293,7 @@ func (c *conn) outcome(op messages.Op, st *opState, resp *transport.JSONRPCRespo
 		res.Err = messages.Errorf(messages.KindDisconnected, c.server, "connection closed")
 	default:
 		res.Err = c.opError(err, slot)
+		res.OnlyThis = slot != nil && slot.eof.Load() && slot.status.Load() < 400
 	}
 	return res
 }
@@ -383,7 +384,7 @@ func (c *conn) shutdown(reason *messages.Error) {
 		}
 		c.noteMu.Lock() // a late notification from an HTTP reader is dropped
 		c.noteState = notesClosed
-		c.sink(messages.ConnClosed{Server: c.server, Gen: c.gen, Err: reason, LateFrames: c.router.late.Load()})
+		c.sink(messages.ConnClosed{Server: c.server, Gen: c.gen, Err: reason})
 		c.noteMu.Unlock()
 	})
 }

@@ -223,7 +223,7 @@ func (c *conn) openHTTP(legacySSE bool) error {
 	// Concurrent calls each hold one keep-alive connection; keeping only
 	// the default 2 idle would make every burst dial anew.
 	base.MaxIdleConnsPerHost = maxIdlePerHost
-	c.http = &limitedTransport{base: base, claim: c.router.claim}
+	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router}
 	client := &http.Client{Transport: c.http}
 	headers := c.endpoint.Headers
 	if legacySSE {

@@ -24,6 +24,10 @@ type limitedTransport struct {
 	// the connection's stream router; claimed ones are removed from what
 	// mcp-go reads.
 	claim func(method string, params json.RawMessage) bool
+	// router, when set, also hears of every response to one of its
+	// streams as it is read, so frames after it are late (the legacy GET
+	// stream carries responses and notifications in one order).
+	router *router
 }
 
 func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {

@@ -16,8 +16,9 @@ import (
 // write returns are routed too. A notification whose method the stream
 // declared and whose params._meta carries the stream's id goes to that
 // stream only, decoded no further than finding the id; one carrying our
-// prefix but no live stream's id is a late frame of an ended stream and is
-// dropped and counted; everything else continues to normal handling.
+// prefix but no live stream's id, with a method some stream of the
+// connection declared, is a late frame of an ended stream and is dropped
+// and counted; everything else continues to normal handling.
 //
 // Concurrency: claim is called by the connection's readers (one for stdio
 // and sockets; one per response stream on HTTP) and register/unregister by
@@ -28,8 +29,12 @@ type router struct {
 
 	mu     sync.Mutex
 	routes map[string]*route // by JSON-RPC id; guarded by mu
+	// declared holds every method a stream of this connection declared:
+	// only those count as late frames once their stream has ended.
+	declared map[string]bool // guarded by mu
 
-	late atomic.Uint64
+	late   atomic.Uint64
+	onLate func() // reports each late frame
 }
 
 // route is one live stream.
@@ -41,13 +46,16 @@ type route struct {
 	cancelled func()
 }
 
-func newRouter(prefix string) *router {
-	return &router{prefix: prefix, routes: map[string]*route{}}
+func newRouter(prefix string, onLate func()) *router {
+	return &router{prefix: prefix, routes: map[string]*route{}, declared: map[string]bool{}, onLate: onLate}
 }
 
 func (r *router) register(id string, rt *route) {
 	r.mu.Lock()
 	r.routes[id] = rt
+	for m := range rt.methods {
+		r.declared[m] = true
+	}
 	r.mu.Unlock()
 }
 
@@ -80,9 +88,16 @@ func (r *router) claim(method string, params json.RawMessage) bool {
 	}
 	r.mu.Lock()
 	rt := r.routes[id]
+	declared := r.declared[method]
 	r.mu.Unlock()
+	if rt == nil && !declared {
+		return false // a method no stream declared: normal handling, as while it lived
+	}
 	if rt == nil {
 		r.late.Add(1)
+		if r.onLate != nil {
+			r.onLate()
+		}
 		return true
 	}
 	if !rt.methods[method] {
@@ -113,6 +128,17 @@ func (r *router) serverCancelled(params json.RawMessage) bool {
 		rt.cancelled()
 	}
 	return true
+}
+
+// responded ends the route of a stream whose response has just been read,
+// so that frames read after it count as late even before the request's
+// goroutine completes it.
+func (r *router) responded(rawID json.RawMessage) {
+	id, ok := idString(rawID)
+	if !ok || !strings.HasPrefix(id, r.prefix) {
+		return
+	}
+	r.unregister(id)
 }
 
 // idString reads a JSON-RPC id that is a string (ours always are).

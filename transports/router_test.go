@@ -6,7 +6,7 @@ import (
 )
 
 func TestRouterClaims(t *testing.T) {
-	r := newRouter("mcprt-abc-")
+	r := newRouter("mcprt-abc-", nil)
 	var got []string
 	cancelled := 0
 	r.register("mcprt-abc-7", &route{

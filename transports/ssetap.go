@@ -128,8 +128,10 @@ var (
 
 // claimed reports whether the event is a notification the router took.
 func (s *sseTap) claimed(ev []byte) bool {
-	claim := s.owner.claim
-	if claim == nil || (!bytes.Contains(ev, subscriptionKey) && !bytes.Contains(ev, cancelledMethod)) {
+	claim, rt := s.owner.claim, s.owner.router
+	note := bytes.Contains(ev, subscriptionKey) || bytes.Contains(ev, cancelledMethod)
+	response := !note && rt != nil && bytes.Contains(ev, []byte(rt.prefix))
+	if claim == nil || (!note && !response) {
 		return false
 	}
 	var data []byte
@@ -147,7 +149,14 @@ func (s *sseTap) claimed(ev []byte) bool {
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(data, &f) != nil || f.Method == "" || (len(f.ID) > 0 && string(f.ID) != "null") {
+	if json.Unmarshal(data, &f) != nil {
+		return false
+	}
+	if f.Method == "" && rt != nil && len(f.ID) > 0 {
+		rt.responded(f.ID) // a response: mcp-go still reads it
+		return false
+	}
+	if f.Method == "" || (len(f.ID) > 0 && string(f.ID) != "null") {
 		return false
 	}
 	return claim(f.Method, f.Params)

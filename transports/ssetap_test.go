@@ -28,7 +28,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 func (c *chunkReader) Close() error { return nil }
 
 func TestSSETapRoutesAndBounds(t *testing.T) {
-	r := newRouter("mcprt-x-")
+	r := newRouter("mcprt-x-", nil)
 	var routed []string
 	r.register("mcprt-x-1", &route{methods: map[string]bool{"notifications/events/event": true},
 		deliver: func(m string, p json.RawMessage) { routed = append(routed, string(p)) }})

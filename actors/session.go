@@ -1,0 +1,197 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/messages"
+)
+
+// Handler receives one notification of a stream or observer: its method
+// and its params exactly as they arrived. It runs in the stream's actor
+// turn, in order; returning an error (or panicking) ends that stream only.
+// It must not wait for the same session's requests (on stdio and sockets
+// it runs on the connection's reader, which would then wait for itself).
+type Handler func(method string, params json.RawMessage) error
+
+// Session is a protocol session bound to one connection generation of one
+// server. Its methods may be called from any goroutine.
+type Session struct {
+	sys           *System
+	server        string
+	notifications []string // the declared notifications: what streams route
+
+	// Set by the server actor before Bind returns.
+	gen  uint64
+	info messages.ServerInfo
+	pid  *actor.PID
+
+	done     chan struct{}
+	doneOnce sync.Once
+	why      atomic.Pointer[string]
+}
+
+// Bind binds a new protocol session to server's live connection,
+// connecting first as the server's lifecycle allows (lazy connect, failure
+// memory for OriginModel, disabled and unknown servers refused).
+// notifications are the methods its streams may receive.
+func (s *System) Bind(ctx context.Context, server string, origin messages.Origin, notifications []string) (*Session, *messages.Error) {
+	h := &Session{sys: s, server: server, notifications: append([]string(nil), notifications...), done: make(chan struct{})}
+	ch := make(chan *messages.Error, 1)
+	token := s.NewToken()
+	s.Post(server, &bindSession{token: token, origin: origin, handle: h, reply: once(ch)})
+	if err := await(ctx, s, server, token, ch, func(e *messages.Error) *messages.Error { return e }); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Server is the configured server's name.
+func (h *Session) Server() string { return h.server }
+
+// Gen is the connection generation the session is bound to.
+func (h *Session) Gen() uint64 { return h.gen }
+
+// Info is what that connection's handshake learned.
+func (h *Session) Info() messages.ServerInfo { return h.info }
+
+// Done is closed when the session's connection ends or the session is
+// closed.
+func (h *Session) Done() <-chan struct{} { return h.done }
+
+// Why says why Done is closed ("" while it is not).
+func (h *Session) Why() string {
+	if p := h.why.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+func (h *Session) signalDone(why string) {
+	h.doneOnce.Do(func() {
+		h.why.Store(&why)
+		close(h.done)
+	})
+}
+
+// post hands a command to the session's actor through its server actor,
+// which refuses it (refuse runs) when the session is no longer bound.
+func (h *Session) post(cmd any, refuse func(why string)) {
+	h.sys.Post(h.server, &sessionCmd{pid: h.pid, cmd: cmd, refuse: refuse})
+}
+
+// Request sends one request on the session's connection and waits for its
+// result, a JSON-RPC error (KindRPC, with code and data), or a failure.
+// It is bounded by the server's call deadline and by ctx.
+func (h *Session) Request(ctx context.Context, method string, params json.RawMessage) messages.Reply {
+	ch := make(chan messages.Reply, 1)
+	reply := once(ch)
+	token := h.sys.NewToken()
+	h.post(sessRequest{token: token, method: method, params: params, reply: reply}, func(why string) {
+		reply(messages.Reply{Err: messages.Errorf(messages.KindDisconnected, h.server, "%s", why)})
+	})
+	select {
+	case r := <-ch:
+		return r
+	case <-ctx.Done():
+	case <-h.sys.done:
+	}
+	h.post(sessAbort{token: token}, func(why string) {
+		reply(messages.Reply{Err: messages.Errorf(messages.KindAborted, h.server, "cancelled by the caller")})
+	})
+	select {
+	case r := <-ch:
+		return r
+	case <-h.sys.done:
+		return messages.Reply{Err: messages.Errorf(messages.KindShutdown, h.server, "the runtime is shutting down")}
+	}
+}
+
+// OpenStream starts a stream request; handler receives its correlated
+// notifications. The stream is returned at once; Sent and Done tell the
+// rest.
+func (h *Session) OpenStream(method string, params json.RawMessage, handler Handler) *Stream {
+	st := newStream(h.sys, h.server)
+	h.post(sessOpen{stream: st, method: method, params: params, handler: handler, methods: h.notifications}, st.refused)
+	return st
+}
+
+// Watch starts a notification observer for methods on the session's
+// connection (notifications that belong to no stream).
+func (h *Session) Watch(methods []string, handler Handler) *Stream {
+	st := newStream(h.sys, h.server)
+	st.observer = true
+	h.post(sessOpen{stream: st, handler: handler, methods: append([]string(nil), methods...)}, st.refused)
+	return st
+}
+
+// Close ends the session: its requests are aborted, its streams and
+// observers cancelled; the shared connection stays open. It returns once
+// Done is closed (or the runtime has shut down).
+func (h *Session) Close() {
+	h.post(sessClose{}, h.signalDone)
+	select {
+	case <-h.done:
+	case <-h.sys.done:
+	}
+}
+
+// Stream is one stream or notification observer.
+type Stream struct {
+	sys      *System
+	server   string
+	token    messages.Token
+	observer bool
+
+	pid       atomic.Pointer[actor.PID] // set by its actor when it starts
+	cancelled atomic.Bool
+
+	sent     chan struct{}
+	sentOnce sync.Once
+	done     chan struct{}
+	doneOnce sync.Once
+	end      messages.End
+}
+
+func newStream(sys *System, server string) *Stream {
+	return &Stream{sys: sys, server: server, token: sys.NewToken(), sent: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Sent is closed once the stream's request has been written (never for an
+// observer, or a stream that ended before it was written).
+func (st *Stream) Sent() <-chan struct{} { return st.sent }
+
+// Done is closed when the stream has ended.
+func (st *Stream) Done() <-chan struct{} { return st.done }
+
+// End says how the stream ended; it is valid once Done is closed.
+func (st *Stream) End() messages.End {
+	<-st.done
+	return st.end
+}
+
+// Cancel ends the stream as cancelled (if it has not ended), cancelling
+// its request the transport's way; a stream not yet written sends nothing.
+func (st *Stream) Cancel() {
+	st.cancelled.Store(true)
+	if p := st.pid.Load(); p != nil {
+		st.sys.env.send(p, cancelStream{})
+	}
+}
+
+func (st *Stream) markSent() { st.sentOnce.Do(func() { close(st.sent) }) }
+
+func (st *Stream) finish(end messages.End) {
+	st.doneOnce.Do(func() {
+		st.end = end
+		close(st.done)
+	})
+}
+
+func (st *Stream) refused(why string) {
+	st.finish(messages.End{Reason: messages.EndDisconnected, Error: why})
+}
