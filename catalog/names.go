@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Tool prefix modes (toolPrefix): how a direct tool's name is made from its
@@ -19,11 +20,13 @@ const (
 // MaxToolName is the longest name model providers accept.
 const MaxToolName = 64
 
-// validToolName is what every provider accepts as a tool name.
-var validToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// validToolName is what every provider accepts as a tool name. Regular
+// expressions here are compiled on first use, not at package
+// initialisation, which every process linking the runtime would pay.
+var validToolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // ValidToolName reports whether name is acceptable to model providers.
-func ValidToolName(name string) bool { return validToolName.MatchString(name) }
+func ValidToolName(name string) bool { return validToolName().MatchString(name) }
 
 // sanitize replaces every character providers refuse with '_'.
 func sanitize(s string) string {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -87,8 +88,9 @@ var prototypeNames = map[string]bool{
 	"__defineGetter__": true, "__defineSetter__": true, "__lookupGetter__": true, "__lookupSetter__": true,
 }
 
-// backreference finds \1..\9 not preceded by an escaping backslash.
-var backreference = regexp.MustCompile(`(^|[^\\])(\\\\)*\\[1-9]`)
+// backreference finds \1..\9 not preceded by an escaping backslash
+// (compiled on first use).
+var backreference = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^\\])(\\\\)*\\[1-9]`) })
 
 // CheckInputSchema decides whether a tool's input schema can be offered to
 // a model provider as a direct tool, and returns the schema to offer. A
@@ -174,7 +176,7 @@ func checkDraft07(node map[string]any, path string, top bool) *Rejection {
 				if k == "properties" && prototypeNames[name] {
 					return reject(CodePrototypeName, "a property is named like a JavaScript prototype member (%s)", at())
 				}
-				if k == "patternProperties" && backreference.MatchString(name) {
+				if k == "patternProperties" && backreference().MatchString(name) {
 					return reject(CodeBackreference, "a patternProperties pattern uses a numeric backreference (%s)", at())
 				}
 				if rej := subschema(sub, path+"/"+k+"/*"); rej != nil {
@@ -214,7 +216,7 @@ func checkDraft07(node map[string]any, path string, top bool) *Rejection {
 				return reject(CodeArrayLiteral, "%s holds an array literal (%s)", k, at())
 			}
 		case "pattern":
-			if s, _ := v.(string); backreference.MatchString(s) {
+			if s, _ := v.(string); backreference().MatchString(s) {
 				return reject(CodeBackreference, "a pattern uses a numeric backreference (%s)", at())
 			}
 		}

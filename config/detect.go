@@ -166,7 +166,7 @@ func PlanToggle(src Sources, current []byte, name string, disable bool) (string,
 	if src.Inline != nil || src.Path != "" {
 		return "", nil, ErrNotFromFiles
 	}
-	if !namePattern.MatchString(name) {
+	if !ValidName(name) {
 		return "", nil, fmt.Errorf("%w: %s", ErrUnknownServer, nameRule)
 	}
 	path := OverridePath(src)

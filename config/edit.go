@@ -19,7 +19,7 @@ var ErrUnknownServer = errors.New("config: no such server")
 // disabled field of server name set to *v, or removed when v is nil (and
 // the entry with it, when nothing else is left in it).
 func SetDisabled(data []byte, name string, v *bool) ([]byte, error) {
-	if !namePattern.MatchString(name) {
+	if !ValidName(name) {
 		return nil, fmt.Errorf("config: %s", nameRule)
 	}
 	root, err := editable(data)
@@ -103,7 +103,7 @@ func editable(data []byte) (hujson.Value, error) {
 	}
 	v, err := hujson.Parse(append([]byte(nil), data...))
 	if err != nil {
-		if m := lineCol.FindStringSubmatch(err.Error()); m != nil {
+		if m := lineCol().FindStringSubmatch(err.Error()); m != nil {
 			return hujson.Value{}, fmt.Errorf("%w: invalid JSON at line %s, column %s; fix the file first", ErrSyntax, m[1], m[2])
 		}
 		return hujson.Value{}, fmt.Errorf("%w: not valid JSON; fix the file first", ErrSyntax)

@@ -79,7 +79,7 @@ func inlineLayer(f File, workDir string) (*layer, []Issue) {
 	var issues []Issue
 	for i, name := range f.Names() {
 		s := f.MCPServers[name]
-		if !namePattern.MatchString(name) {
+		if !ValidName(name) {
 			issues = append(issues, Issue{Server: "#" + itoa(i+1), Message: nameRule})
 			continue
 		}

@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,21 @@ var parseSeeds = []string{
 	`{"mcpServers":{"g":{"url":"https://h/","bearerToken":"SENTINEL","bearerTokenEnv":"SENTINEL"}},"settings":{"output":{"maxLines":"SENTINEL"}}}`,
 	`{"mcpServers":[]}`, `[]`, `{"mcpServers":{"h":null}}`, `{"mcpServers":{"i":{"env":{"SENTINEL=":"v"},"headers":{"Bad Header":"SENTINEL\n"}}}}`,
 	`{"mcpServers":{"j":{"command":"x","directTools":true,"includeTools":["a*"],"exposeResources":false,"toolPrefix":"short"}}}`,
+}
+
+// namePattern is the rule ValidName implements by hand.
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
+
+// FuzzValidName: ValidName agrees with namePattern.
+func FuzzValidName(f *testing.F) {
+	for _, s := range []string{"", "a", "A", "_a", "a_b-c.d", "9", "a b", "é", strings.Repeat("a", 64), strings.Repeat("a", 65), "a\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if ValidName(name) != namePattern.MatchString(name) {
+			t.Fatalf("ValidName(%q) = %v, the pattern says %v", name, ValidName(name), !ValidName(name))
+		}
+	})
 }
 
 // FuzzParseConfig: Parse never panics, a parsed file only holds servers

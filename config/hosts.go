@@ -291,7 +291,7 @@ func (e hostEnv) hostServers(data []byte, f hostFile) ([]hostServer, error) {
 func hostEntry(f hostFile, pos int, hs hostServer) (entry, []Issue, []Issue) {
 	var notices []Issue
 	name := lower(hs.name)
-	if !namePattern.MatchString(name) {
+	if !ValidName(name) {
 		return entry{pos: pos, invalid: true}, []Issue{{File: f.path, Server: "#" + itoa(pos), Message: nameRule}}, nil
 	}
 	if name != hs.name {

@@ -3,6 +3,7 @@ package config
 import (
 	"regexp"
 	"sort"
+	"sync"
 )
 
 // migrations explain fields other versions and other hosts write that this
@@ -30,14 +31,15 @@ var migrations = map[string]string{
 	"lazy":                  "is not a field: use lifecycle (lazy, eager, keep-alive or lazy-keep-alive)",
 }
 
-// safeKey matches keys that diagnostics may name: plain field names.
-var safeKey = regexp.MustCompile(`^[A-Za-z0-9_.$-]{1,64}$`)
+// safeKey matches keys that diagnostics may name: plain field names
+// (compiled on first use).
+var safeKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.$-]{1,64}$`) })
 
 // fieldLabel is how a diagnostic names a key: the key itself when it looks
 // like a field name, else a placeholder, so a key that is really a value
 // pasted in the wrong place is never echoed.
 func fieldLabel(k string) string {
-	if safeKey.MatchString(k) {
+	if safeKey().MatchString(k) {
 		return k
 	}
 	return "(a key that is not a field name)"
@@ -57,7 +59,7 @@ func unknownFieldMessage(k string) string {
 // closest returns the known name nearest to k (edit distance at most 2),
 // or "".
 func closest(k string, known map[string]bool) string {
-	if !safeKey.MatchString(k) {
+	if !safeKey().MatchString(k) {
 		return ""
 	}
 	best, bestD := "", 3
