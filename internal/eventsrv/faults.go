@@ -211,7 +211,11 @@ func (s *Server) Inject(ctx context.Context, f Fault, t Target) (int, error) {
 		case <-waits[i]:
 		case <-st.gone:
 		case <-ctx.Done():
-			return i, ctx.Err()
+			select {
+			case <-waits[i]: // applied, and its application ended ctx (a disconnect)
+			default:
+				return i, ctx.Err()
+			}
 		}
 	}
 	return len(targets), nil

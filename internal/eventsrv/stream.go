@@ -235,11 +235,19 @@ func (st *stream) run(ctx context.Context, p StreamParams, pl placement, before,
 			}
 		}
 		for i, r := range faults {
+			if r.f.Kind == FaultDisconnect {
+				// Acknowledge first: the disconnect ends the context of
+				// the request that asked for it, on line transports.
+				close(r.done)
+				r.done = nil
+			}
 			end, res, err := st.apply(r.f)
-			close(r.done)
+			if r.done != nil {
+				close(r.done)
+			}
 			if end {
 				for _, rest := range faults[i+1:] {
-					close(rest.done)
+					close(rest.done) // acknowledged, not applied: the stream is over
 				}
 				return res, err
 			}

@@ -24,7 +24,8 @@
 // --ignore-unknown (stdio and socket: requests other than initialize, ping,
 // tools/list and tools/call are never answered), --garbage (stdio: a line
 // "this is not json" precedes the first response), --page-size N,
-// --extra-tools N, --instructions TEXT, --name NAME.
+// --extra-tools N, --instructions TEXT, --name NAME, and the events flags
+// below.
 //
 // The network modes print exactly one line, "LISTEN <url or path>", once
 // listening, and serve until stdin reaches end of file (when stdin is a pipe
@@ -62,6 +63,62 @@
 //     on stdio, sockets and legacy SSE, the aborted POST on Streamable
 //     HTTP; or the connection ended) it appends [StreamCancelLine] to the
 //     file named by [EnvCancelLog] and still sends its late items.
+//
+// Protocol extension "events" (internal/eventsrv; the wire format of
+// ../shared/design/events-protocol.md), served in every mode and with both
+// handshakes:
+//   - events/list: [EventTest] (arguments {"tag"?: string, "reject"?:
+//     bool}: a tag keeps the occurrences whose data.tag equals it, reject
+//     is refused with -32602), [EventOther] (every occurrence),
+//     [EventPollOnly] and [EventWebhookOnly] (no push: -32014), then
+//     --events-extra-types N types "extra.000"...; --events-page-size N
+//     pages the list;
+//   - events/stream {name, arguments, cursor, maxAgeMs}: active, events
+//     with cursors, heartbeats every --events-heartbeat-ms (default 30000;
+//     0: none), replay after a cursor, a second active {truncated: true}
+//     for a cursor older than retention (--events-retention N occurrences
+//     per type, default 1000; --events-max-age-ms, default a day),
+//     -32011/-32014/-32602 refusals; every frame carries
+//     params._meta["io.modelcontextprotocol/subscriptionId"] = the request
+//     id. --events-state DIR keeps the logs, so a restarted server places
+//     the old cursors.
+//
+// With --events the server also has four tools that drive it (their
+// results are JSON text):
+//   - events_emit {name, data?, count? (default 1, at most 100000), size?,
+//     eventId?}: publishes count occurrences with data (default {"n":i});
+//     size pads them to {"n":i,"padding":size characters}; eventId gives
+//     them all that id (duplicates). Answers {"emitted","first","last"}
+//     (eventIds).
+//   - events_fault {fault, name?, subscription?, count?, bytes?, ms?,
+//     code?, message?, data?, frame?}: applies a fault to the open streams
+//     (all, of event type name, or the one whose request id is subscription,
+//     compact JSON such as "7" or "\"mcprt-1\""), answering {"streams":n}
+//     once each has applied it, after it sent what was published before:
+//     stall (no events, no heartbeats; for ms, or until resume), resume,
+//     heartbeat (one now), gap (skip what is pending; active {truncated}),
+//     duplicate (the last count sent, default 1, again), error
+//     (notifications/events/error, default code -32603, data
+//     {"reason":"upstream_error"}), terminate (notifications/events/
+//     terminated, default -32012, then silence until the client leaves),
+//     end (final result {}), rpc_error (a JSON-RPC error: code any JSON,
+//     default -32000, a non-numeric one sent as it is; frame "no_code"
+//     leaves it out), cancel (notifications/cancelled from the server),
+//     drop (no result: on Streamable HTTP the response ends), disconnect
+//     (stdio: the process exits; socket and legacy SSE: the session ends;
+//     Streamable HTTP: the response ends; the tool call itself is still
+//     answered), malformed (frame: json, event_id_number, event_id_long,
+//     wrong_name, no_data, timestamp_long, cursor_number, no_subscription,
+//     wrong_subscription), oversized (an event with a data string of bytes
+//     bytes, default 16 MiB + 1), list_changed.
+//   - events_arm {fault, phase? ("before_active", the default, or
+//     "after_active"), name?, times? (default 1), ...}: the next times
+//     streams to open suffer the fault: before their acknowledgement (drop,
+//     disconnect, rpc_error, cancel: the stream fails to open; stall: the
+//     acknowledgement waits for a resume; delay {ms}: a slow activation) or
+//     right after it.
+//   - events_streams {}: {"streams":[{subscription, name, cursor, active,
+//     stalled}]}, the open streams.
 //
 // Logs: when [EnvNoteLog] names a file, the server appends the method of
 // every notification it receives to it, one per line, in every mode, and

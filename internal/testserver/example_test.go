@@ -231,15 +231,7 @@ func TestExampleSocket(t *testing.T) {
 		t.Run(hs.name, func(t *testing.T) {
 			ctx := testCtx(t)
 			l, env := newLogs(t)
-			path := filepath.Join(t.TempDir(), "s.sock")
-			p := startProc(t, "--socket "+path+hs.args, env...)
-			listenURL(t, ctx, p)
-			conn, err := net.Dial("unix", path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = conn.Close() })
-			w := lineWire(ctx, conn, conn)
+			w := socketWire(t, ctx, hs.args, env...)
 			shake(t, w, hs.modern)
 			exampleScenarios(t, ctx, w, hs.modern, l)
 		})
@@ -309,4 +301,17 @@ func TestExampleStreamParams(t *testing.T) {
 			t.Errorf("params %s: %+v", params, f)
 		}
 	}
+}
+
+// socketWire starts a socket-mode server with args and connects to it.
+func socketWire(t *testing.T, ctx context.Context, args string, env ...string) *sharedWire {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.sock")
+	listenURL(t, ctx, startProc(t, "--socket "+path+args, env...))
+	conn, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return lineWire(ctx, conn, conn)
 }

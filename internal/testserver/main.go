@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcprt/mcprt/internal/eventsrv"
 	"github.com/mcprt/mcprt/internal/mcpline"
 )
 
@@ -50,6 +51,17 @@ type config struct {
 	extraTools    int
 	instructions  string
 	name          string
+
+	events            bool
+	eventsHeartbeatMs int
+	eventsRetention   int
+	eventsMaxAgeMs    int
+	eventsState       string
+	eventsPageSize    int
+	eventsExtraTypes  int
+
+	// methods are the custom methods every mode serves (set by Main).
+	methods mcpline.Methods
 }
 
 // MainIfRequested runs the test server and exits the process when the
@@ -78,7 +90,17 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		return 2
 	}
+	ev, err := newEvents(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testserver:", err)
+		return 1
+	}
+	defer ev.Close()
+	cfg.methods = ev.Add(exampleMethods())
 	srv := newServer(cfg)
+	if cfg.events {
+		srv.AddTools(eventTools(ev)...)
+	}
 	ctx := context.Background()
 	switch {
 	case cfg.httpAddr != "":
@@ -113,6 +135,13 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&cfg.extraTools, "extra-tools", 0, "add N dummy tools named extra_000...")
 	fs.StringVar(&cfg.instructions, "instructions", "", "server instructions")
 	fs.StringVar(&cfg.name, "name", "testserver", "server name")
+	fs.BoolVar(&cfg.events, "events", false, "add the events tools (events_emit, events_fault, events_arm, events_streams)")
+	fs.IntVar(&cfg.eventsHeartbeatMs, "events-heartbeat-ms", 30000, "heartbeat interval of event streams (0: none)")
+	fs.IntVar(&cfg.eventsRetention, "events-retention", eventsrv.DefaultMaxEvents, "occurrences retained per event type")
+	fs.IntVar(&cfg.eventsMaxAgeMs, "events-max-age-ms", 0, "retention age of occurrences (0: the default, a day)")
+	fs.StringVar(&cfg.eventsState, "events-state", "", "directory keeping the event logs across restarts")
+	fs.IntVar(&cfg.eventsPageSize, "events-page-size", 0, "events/list page size (0: one page)")
+	fs.IntVar(&cfg.eventsExtraTypes, "events-extra-types", 0, "add N event types named extra.000...")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -140,6 +169,8 @@ func parseFlags(args []string) (config, error) {
 		return cfg, errors.New("--modern-only does not work with --sse")
 	case cfg.pageSize < 0 || cfg.extraTools < 0:
 		return cfg, errors.New("--page-size and --extra-tools must not be negative")
+	case cfg.eventsHeartbeatMs < 0 || cfg.eventsRetention < 1 || cfg.eventsMaxAgeMs < 0 || cfg.eventsPageSize < 0 || cfg.eventsExtraTypes < 0:
+		return cfg, errors.New("--events-retention must be positive, the other --events-* numbers not negative")
 	}
 	return cfg, nil
 }
@@ -171,7 +202,7 @@ func serveStdio(ctx context.Context, cfg config, srv *server.MCPServer) error {
 
 // lineOptions returns the options of one stdio or socket connection.
 func (cfg config) lineOptions(sessionID string) mcpline.Options {
-	return mcpline.Options{SessionID: sessionID, Filter: cfg.filter(), Methods: exampleMethods()}
+	return mcpline.Options{SessionID: sessionID, Filter: cfg.filter(), Methods: cfg.methods}
 }
 
 // stdinClosed returns a channel closed when stdin reaches end of file. When

@@ -61,7 +61,7 @@ func serveStreamable(_ context.Context, cfg config, srv *server.MCPServer) error
 	if err != nil {
 		return err
 	}
-	var h http.Handler = mcpline.StreamableHTTP(server.NewStreamableHTTPServer(srv), exampleMethods())
+	var h http.Handler = mcpline.StreamableHTTP(server.NewStreamableHTTPServer(srv), cfg.methods)
 	if cfg.modernOnly {
 		h = refuseInitialize(h)
 	}
@@ -82,7 +82,7 @@ func serveSSE(_ context.Context, cfg config, srv *server.MCPServer) error {
 	if err != nil {
 		return err
 	}
-	front := mcpline.NewLegacySSE(srv, "/mcp", "/message", mcpline.Options{Methods: exampleMethods()})
+	front := mcpline.NewLegacySSE(srv, "/mcp", "/message", mcpline.Options{Methods: cfg.methods})
 	defer front.Close()
 	refusal := http.StatusMethodNotAllowed
 	if cfg.postStatus != 0 {

@@ -133,15 +133,10 @@ func slowTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
 	}
-	done := make(chan struct{})
-	timer := clock.Real{}.AfterFunc(time.Duration(ms*float64(time.Millisecond)), func() { close(done) })
-	select {
-	case <-done:
+	if clock.Wait(ctx, clock.Real{}, time.Duration(ms*float64(time.Millisecond))) {
 		return text("slept " + formatNumber(ms)), nil
-	case <-ctx.Done():
-		timer.Stop()
-		return nil, fmt.Errorf("slow: %w", ctx.Err())
 	}
+	return nil, fmt.Errorf("slow: %w", ctx.Err())
 }
 
 func crashTool(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
