@@ -3,8 +3,6 @@ package mcprt
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"sync"
 
 	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/extension"
@@ -26,46 +24,24 @@ type Handler = actors.Handler
 // End says how a stream or observer ended; see messages.EndReason.
 type End = messages.End
 
-// protocols is the runtime's namespace registry: one owner per namespace.
-type protocols struct {
-	mu    sync.Mutex
-	owner map[string]*Protocol
-}
-
 // RegisterProtocol registers a companion's protocol capability. The
 // definition is checked (requests and streams are <namespace>/...,
 // notifications notifications/<namespace>/..., MCP's own namespaces are
-// reserved) and copied; a namespace has one owner until Dispose.
-// Registering connects nothing.
+// reserved) and copied; a namespace has one owner until Dispose (the
+// runtime's own events support owns "events"). Registering connects
+// nothing.
 func (r *Runtime) RegisterProtocol(def Definition) (*Protocol, error) {
-	d, err := extension.Validate(def)
+	p, err := r.sys.RegisterProtocol(def)
 	if err != nil {
 		return nil, err
 	}
-	r.protocols.mu.Lock()
-	defer r.protocols.mu.Unlock()
-	if r.sys.Closing() {
-		return nil, messages.Errorf(messages.KindShutdown, "", "the runtime is shutting down")
-	}
-	if r.protocols.owner[d.Namespace] != nil {
-		return nil, fmt.Errorf("%w: namespace %q is already registered", extension.ErrInvalidDefinition, d.Namespace)
-	}
-	if r.protocols.owner == nil {
-		r.protocols.owner = map[string]*Protocol{}
-	}
-	p := &Protocol{rt: r, def: d, sessions: map[*Session]bool{}}
-	r.protocols.owner[d.Namespace] = p
-	return p, nil
+	return &Protocol{p: p, def: p.Definition()}, nil
 }
 
 // Protocol is a registered protocol capability.
 type Protocol struct {
-	rt  *Runtime
+	p   *actors.Protocol
 	def Definition
-
-	mu       sync.Mutex
-	sessions map[*Session]bool
-	disposed bool
 }
 
 // Namespace is the protocol's namespace.
@@ -78,59 +54,22 @@ func (p *Protocol) Namespace() string { return p.def.Namespace }
 // when that connection ends, Done is closed and the companion connects
 // again explicitly.
 func (p *Protocol) Connect(ctx context.Context, server string) (*Session, error) {
-	p.mu.Lock()
-	disposed := p.disposed
-	p.mu.Unlock()
-	if disposed {
-		return nil, messages.Errorf(messages.KindInvalidArgs, server, "protocol %q was disposed", p.def.Namespace)
-	}
-	h, err := p.rt.sys.Bind(ctx, server, messages.OriginModel, p.def.Notifications)
+	h, err := p.p.Connect(ctx, server, messages.OriginModel)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{p: p, h: h}
-	p.mu.Lock()
-	if p.disposed {
-		p.mu.Unlock()
-		h.Close()
-		return nil, messages.Errorf(messages.KindInvalidArgs, server, "protocol %q was disposed", p.def.Namespace)
-	}
-	p.sessions[s] = true
-	p.mu.Unlock()
-	return s, nil
+	return &Session{def: p.def, h: h}, nil
 }
 
 // Dispose closes every session of the protocol (cancelling their work,
 // never the shared connections) and frees its namespace.
-func (p *Protocol) Dispose() {
-	p.mu.Lock()
-	if p.disposed {
-		p.mu.Unlock()
-		return
-	}
-	p.disposed = true
-	var open []*Session
-	for s := range p.sessions {
-		open = append(open, s)
-	}
-	p.sessions = nil
-	p.mu.Unlock()
-	for _, s := range open {
-		s.h.Close()
-	}
-	r := &p.rt.protocols
-	r.mu.Lock()
-	if r.owner[p.def.Namespace] == p {
-		delete(r.owner, p.def.Namespace)
-	}
-	r.mu.Unlock()
-}
+func (p *Protocol) Dispose() { p.p.Dispose() }
 
 // Session is a protocol session on one server, bound to one connection.
 // Its methods may be called from any goroutine.
 type Session struct {
-	p *Protocol
-	h *actors.Session
+	def Definition
+	h   *actors.Session
 }
 
 // Server is the server's configured name.
@@ -148,18 +87,13 @@ func (s *Session) Why() string { return s.h.Why() }
 
 // Close cancels the session's requests, streams and observers; the shared
 // connection stays open.
-func (s *Session) Close() {
-	s.h.Close()
-	s.p.mu.Lock()
-	delete(s.p.sessions, s)
-	s.p.mu.Unlock()
-}
+func (s *Session) Close() { s.h.Close() }
 
 // Request sends a declared request and returns its raw result. A JSON-RPC
 // error comes back as a *messages.Error of kind KindRPC whose Protocol()
 // keeps the server's code, message and data.
 func (s *Session) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if err := s.check(method, s.p.def.Requests, "request", params); err != nil {
+	if err := s.check(method, s.def.Requests, "request", params); err != nil {
 		return nil, err
 	}
 	r := s.h.Request(ctx, method, params)
@@ -173,7 +107,7 @@ func (s *Session) Request(ctx context.Context, method string, params json.RawMes
 // notifications correlated to it (params._meta's subscription id equal to
 // its request id), in order.
 func (s *Session) OpenStream(method string, params json.RawMessage, handler Handler) (*Stream, error) {
-	if err := s.check(method, s.p.def.Streams, "stream", params); err != nil {
+	if err := s.check(method, s.def.Streams, "stream", params); err != nil {
 		return nil, err
 	}
 	return &Stream{st: s.h.OpenStream(method, params, handler)}, nil
@@ -187,8 +121,8 @@ func (s *Session) WatchNotifications(methods []string, handler Handler) (*Observ
 		return nil, messages.Errorf(messages.KindInvalidArgs, s.Server(), "WatchNotifications needs at least one method")
 	}
 	for _, m := range methods {
-		if !extension.Declares(s.p.def.Notifications, m) {
-			return nil, messages.Errorf(messages.KindInvalidArgs, s.Server(), "%q is not a declared notification of protocol %q", m, s.p.def.Namespace)
+		if !extension.Declares(s.def.Notifications, m) {
+			return nil, messages.Errorf(messages.KindInvalidArgs, s.Server(), "%q is not a declared notification of protocol %q", m, s.def.Namespace)
 		}
 	}
 	return &Observer{st: s.h.Watch(methods, handler)}, nil
@@ -196,7 +130,7 @@ func (s *Session) WatchNotifications(methods []string, handler Handler) (*Observ
 
 func (s *Session) check(method string, declared []string, kind string, params json.RawMessage) error {
 	if !extension.Declares(declared, method) {
-		return messages.Errorf(messages.KindInvalidArgs, s.Server(), "%q is not a declared %s method of protocol %q", method, kind, s.p.def.Namespace)
+		return messages.Errorf(messages.KindInvalidArgs, s.Server(), "%q is not a declared %s method of protocol %q", method, kind, s.def.Namespace)
 	}
 	if err := extension.CheckParams(params); err != nil {
 		return messages.Errorf(messages.KindInvalidArgs, s.Server(), "%s params: %v", method, err)

@@ -49,8 +49,6 @@ type Runtime struct {
 
 	host *hostCalls
 
-	protocols protocols // protocol.go
-
 	closeOnce sync.Once
 	closeErr  error
 }

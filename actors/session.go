@@ -33,6 +33,8 @@ type Session struct {
 	done     chan struct{}
 	doneOnce sync.Once
 	why      atomic.Pointer[string]
+
+	proto atomic.Pointer[Protocol] // the registration that opened it, if any
 }
 
 // Bind binds a new protocol session to server's live connection,
@@ -40,7 +42,7 @@ type Session struct {
 // memory for OriginModel, disabled and unknown servers refused).
 // notifications are the methods its streams may receive.
 func (s *System) Bind(ctx context.Context, server string, origin messages.Origin, notifications []string) (*Session, *messages.Error) {
-	h := &Session{sys: s, server: server, notifications: append([]string(nil), notifications...), done: make(chan struct{})}
+	h := newSessionHandle(s, server, notifications)
 	ch := make(chan *messages.Error, 1)
 	token := s.NewToken()
 	s.Post(server, &bindSession{token: token, origin: origin, handle: h, reply: once(ch)})
@@ -48,6 +50,10 @@ func (s *System) Bind(ctx context.Context, server string, origin messages.Origin
 		return nil, err
 	}
 	return h, nil
+}
+
+func newSessionHandle(s *System, server string, notifications []string) *Session {
+	return &Session{sys: s, server: server, notifications: append([]string(nil), notifications...), done: make(chan struct{})}
 }
 
 // Server is the configured server's name.
@@ -75,6 +81,9 @@ func (h *Session) signalDone(why string) {
 	h.doneOnce.Do(func() {
 		h.why.Store(&why)
 		close(h.done)
+		if p := h.proto.Load(); p != nil {
+			p.forget(h)
+		}
 	})
 }
 

@@ -22,8 +22,10 @@ type System struct {
 	names   []string
 	tokens  atomic.Uint64
 	closing atomic.Bool
-	done    chan struct{} // closed when every actor has stopped
-	closed  chan struct{} // closed when Close starts
+
+	protocols protocols     // protocols.go
+	done      chan struct{} // closed when every actor has stopped
+	closed    chan struct{} // closed when Close starts
 	// closeErr is Close's result; written before done is closed.
 	closeErr error
 
