@@ -93,7 +93,7 @@ func exercise(t *testing.T, ctx context.Context, c *client.Client) {
 		names = append(names, tool.Name)
 	}
 	sort.Strings(names)
-	if want := []string{"add", "echo", "list_files", "now", "read_file"}; !slices.Equal(names, want) {
+	if want := []string{"add", FaultToolName, "echo", "list_files", "now", "read_file"}; !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
 	if got := callOK(t, ctx, c, "echo", map[string]any{"message": "hi"}); got != "echo: hi" {

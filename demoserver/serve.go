@@ -23,7 +23,12 @@ import (
 // The goroutine reading in stays blocked in in.Read until in yields or is
 // closed; close in to release it.
 func ServeStdio(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
-	return mcpline.Serve(ctx, NewServer(opts), "stdio", in, out, nil)
+	d, err := newDemo(opts)
+	if err != nil {
+		return fmt.Errorf("demoserver: %w", err)
+	}
+	defer d.close()
+	return mcpline.ServeWith(ctx, d.mcp, in, out, mcpline.Options{SessionID: "stdio", Methods: d.events.Methods()})
 }
 
 // ServeHTTP serves the demo server as Streamable HTTP at http://addr/mcp.
@@ -39,6 +44,11 @@ func ServeHTTP(ctx context.Context, addr string, opts Options, ready func(url st
 	if host != "127.0.0.1" {
 		return fmt.Errorf("demoserver: listen address %q: only 127.0.0.1 is allowed", addr)
 	}
+	d, err := newDemo(opts)
+	if err != nil {
+		return fmt.Errorf("demoserver: %w", err)
+	}
+	defer d.close()
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
@@ -46,7 +56,7 @@ func ServeHTTP(ctx context.Context, addr string, opts Options, ready func(url st
 	}
 
 	handlers := newTracker()
-	mcpHandler := server.NewStreamableHTTPServer(NewServer(opts))
+	mcpHandler := mcpline.StreamableHTTP(server.NewStreamableHTTPServer(d.mcp), d.events.Methods())
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !handlers.enter() {

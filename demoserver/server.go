@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/internal/eventsrv"
 )
 
 // DefaultName is the server name reported when [Options.Name] is empty.
@@ -23,23 +24,48 @@ const DefaultVersion = "0.1.0"
 // Instructions is the instructions text the demo server gives clients.
 const Instructions = "Demo MCP server of mcprt. echo repeats a message, add sums two numbers, " +
 	"now tells the current UTC time, list_files lists the files in the server's root directory " +
-	"and read_file returns one of them as text (UTF-8, at most 1 MiB)."
+	"and read_file returns one of them as text (UTF-8, at most 1 MiB). " +
+	"It also speaks MCP events (events/list, events/stream): fs.changed reports files created, changed " +
+	"or removed under the root, clock.tick ticks every N seconds; demo_fault disturbs the open event " +
+	"streams (disconnect, stall, resume, gap, error, terminate)."
 
 // Options configures the demo server. The zero value is ready to use.
 type Options struct {
-	// Root is the directory read_file and list_files are confined to.
-	// Empty means the current directory (resolved at each call).
+	// Root is the directory read_file and list_files are confined to, and
+	// the one fs.changed watches. Empty means the current directory
+	// (resolved at each call).
 	Root string
 	// Name is the server name reported to clients; empty means DefaultName.
 	Name string
 	// Version is the server version reported to clients; empty means
 	// DefaultVersion.
 	Version string
+	// Clock drives the events (timestamps, heartbeats, polling, ticks);
+	// nil means the wall clock.
+	Clock clock.Clock
+	// StateDir keeps the event logs and the last scan of the root, so that
+	// a restarted server replays from its old cursors and reports what
+	// changed while it was down; empty keeps them in memory.
+	StateDir string
+	// Heartbeat is the interval of heartbeats on event streams; zero means
+	// 30 s, a negative value none.
+	Heartbeat time.Duration
+	// Poll is how often fs.changed scans the root while it has streams;
+	// zero means DefaultPoll.
+	Poll time.Duration
 }
 
-// NewServer builds the demo MCP server with the tools echo, add, now,
-// read_file and list_files.
-func NewServer(opts Options) *server.MCPServer {
+// demo is one demo server: the MCP server with its tools and the events
+// source.
+type demo struct {
+	mcp    *server.MCPServer
+	events *eventsrv.Server
+	watch  *fsWatch
+}
+
+// newDemo builds the demo server with the tools echo, add, now, read_file,
+// list_files and demo_fault, and the event types fs.changed and clock.tick.
+func newDemo(opts Options) (*demo, error) {
 	name, version := opts.Name, opts.Version
 	if name == "" {
 		name = DefaultName
@@ -47,12 +73,17 @@ func NewServer(opts Options) *server.MCPServer {
 	if version == "" {
 		version = DefaultVersion
 	}
+	fs := files{root: opts.Root}
+	events, watch, err := newEvents(opts, fs)
+	if err != nil {
+		return nil, err
+	}
 	s := server.NewMCPServer(name, version,
 		server.WithToolCapabilities(false),
 		server.WithInstructions(Instructions),
 		server.WithRecovery(),
+		server.WithExperimental(map[string]any{"events": map[string]any{"delivery": []string{eventsrv.DeliveryPush}}}),
 	)
-	fs := files{root: opts.Root}
 	s.AddTools(
 		server.ServerTool{
 			Tool: mcp.NewTool("echo",
@@ -94,8 +125,19 @@ func NewServer(opts Options) *server.MCPServer {
 			),
 			Handler: fs.listTool,
 		},
+		events.FaultTool(FaultToolName, "Disturbs the open event streams (all, or those of event type name): "+
+			"disconnect drops the connection (stdio: the server exits; HTTP: the stream's response ends), "+
+			"stall stops events and heartbeats (for ms milliseconds, or until resume), gap skips what is pending "+
+			"and reports truncated replay, error sends a recoverable upstream error, terminate ends the subscriptions.",
+			DemoFaults),
 	)
-	return s
+	return &demo{mcp: s, events: events, watch: watch}, nil
+}
+
+// close stops the file watch and closes the state files.
+func (d *demo) close() {
+	d.watch.stop()
+	d.events.Close()
 }
 
 func echoTool(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

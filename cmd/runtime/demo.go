@@ -15,11 +15,13 @@ import (
 )
 
 func demoServerCmd(g *globals) *cobra.Command {
-	var httpAddr, root string
+	var httpAddr, root, stateDir string
+	var heartbeat, poll time.Duration
 	cmd := &cobra.Command{
 		Use: "demo-server", Short: "run the built-in demo MCP server (stdio, or Streamable HTTP with --http)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := demoserver.Options{Root: root, Name: "mcprt-demo", Version: mcprt.Version}
+			opts := demoserver.Options{Root: root, Name: "mcprt-demo", Version: mcprt.Version,
+				StateDir: stateDir, Heartbeat: heartbeat, Poll: poll}
 			if httpAddr == "" {
 				return demoserver.ServeStdio(cmd.Context(), os.Stdin, os.Stdout, opts)
 			}
@@ -33,7 +35,10 @@ func demoServerCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this 127.0.0.1 address instead of stdio")
-	cmd.Flags().StringVar(&root, "root", "", "directory read_file may read (default: the working directory)")
+	cmd.Flags().StringVar(&root, "root", "", "directory read_file may read and fs.changed watches (default: the working directory)")
+	cmd.Flags().StringVar(&stateDir, "state-dir", "", "directory keeping the event logs, so a restarted server replays from old cursors")
+	cmd.Flags().DurationVar(&heartbeat, "heartbeat", 0, "interval of event stream heartbeats (default 30s; negative: none)")
+	cmd.Flags().DurationVar(&poll, "poll", 0, "how often fs.changed scans the root (default 250ms)")
 	return cmd
 }
 

@@ -188,23 +188,9 @@ func (s *Server) takeArmed(name string) (before, after []Fault) {
 // Inject applies f to every open stream that t selects and returns how
 // many there were, once each has applied it (or ended, or ctx ended).
 func (s *Server) Inject(ctx context.Context, f Fault, t Target) (int, error) {
-	if err := f.Check(); err != nil {
+	targets, waits, err := s.post(f, t)
+	if err != nil {
 		return 0, err
-	}
-	if f.Kind == FaultDelay {
-		return 0, fmt.Errorf("eventsrv: %q can only be armed", FaultDelay)
-	}
-	s.mu.Lock()
-	var targets []*stream
-	for st := range s.streams {
-		if (t.Name == "" || t.Name == st.t.typ.Name) && (t.Subscription == "" || t.Subscription == st.sub) {
-			targets = append(targets, st)
-		}
-	}
-	s.mu.Unlock()
-	waits := make([]chan struct{}, len(targets))
-	for i, st := range targets {
-		waits[i] = st.enqueue(f)
 	}
 	for i, st := range targets {
 		select {
@@ -219,6 +205,38 @@ func (s *Server) Inject(ctx context.Context, f Fault, t Target) (int, error) {
 		}
 	}
 	return len(targets), nil
+}
+
+// Post hands f to every open stream that t selects, without waiting for
+// them to apply it, and returns how many there were. Sources use it from
+// places where waiting could deadlock (a Watch function, or code holding a
+// lock a stream may need to end).
+func (s *Server) Post(f Fault, t Target) (int, error) {
+	targets, _, err := s.post(f, t)
+	return len(targets), err
+}
+
+// post enqueues f on the selected streams.
+func (s *Server) post(f Fault, t Target) ([]*stream, []chan struct{}, error) {
+	if err := f.Check(); err != nil {
+		return nil, nil, err
+	}
+	if f.Kind == FaultDelay {
+		return nil, nil, fmt.Errorf("eventsrv: %q can only be armed", FaultDelay)
+	}
+	s.mu.Lock()
+	var targets []*stream
+	for st := range s.streams {
+		if (t.Name == "" || t.Name == st.t.typ.Name) && (t.Subscription == "" || t.Subscription == st.sub) {
+			targets = append(targets, st)
+		}
+	}
+	s.mu.Unlock()
+	waits := make([]chan struct{}, len(targets))
+	for i, st := range targets {
+		waits[i] = st.enqueue(f)
+	}
+	return targets, waits, nil
 }
 
 // StreamInfo describes an open stream.
