@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/asynkron/protoactor-go/actor"
 	"sync"
 	"time"
 
@@ -118,18 +119,37 @@ func (s *System) Close() error {
 		return s.closeErr
 	}
 	close(s.closed)
-	stopped := make(chan struct{})
-	var stopOnce sync.Once
-	s.env.send(s.env.root, shutdownAll{reply: func() { stopOnce.Do(func() { close(stopped) }) }})
 	timeout := make(chan struct{})
 	t := s.env.clock.AfterFunc(ShutdownTimeout, func() { close(timeout) })
 	defer t.Stop()
+	if s.events != nil {
+		// The events companion first: it cancels its subscriptions and
+		// clears its batchers, so nothing wakes the host after this.
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-timeout:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		s.events.shutdown(ctx)
+		cancel()
+	}
+	stopped := make(chan struct{})
+	var stopOnce sync.Once
+	s.env.send(s.env.root, shutdownAll{reply: func() { stopOnce.Do(func() { close(stopped) }) }})
 	select {
 	case <-stopped:
 	case <-timeout:
 		s.closeErr = fmt.Errorf("actors: shutdown did not finish within %s", ShutdownTimeout)
 		close(s.done)
 		return s.closeErr
+	}
+	if s.events != nil {
+		for _, pid := range []*actor.PID{s.events.pid, s.events.batches.events, s.events.batches.status} {
+			s.env.system.Root.Stop(pid)
+		}
 	}
 	s.env.system.Root.Stop(s.env.root)
 	select {

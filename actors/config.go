@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"github.com/mcprt/mcprt/eventstream"
 	"log/slog"
 	"time"
 
@@ -97,4 +98,15 @@ type Config struct {
 	// change, possibly concurrently with itself, and must not block (a
 	// non-blocking channel send is the intended use).
 	OnChange func()
+	// Deliver hands an events wakeup to the agent host; Notify shows a
+	// notice in its UI. Both are called from actors and must not block;
+	// nil drops them.
+	Deliver func(messages.HostMessage)
+	Notify  func(messages.Notice)
+	// Events tunes the events companion's timers and budgets (zero fields
+	// take the defaults of events-protocol.md).
+	Events eventstream.Limits
+	// EventBatch tunes the wakeup batchers (zero fields: 500 ms, 256
+	// items, 64,000 bytes).
+	EventBatch eventstream.BatchLimits
 }

@@ -124,9 +124,27 @@ func (h *Session) Request(ctx context.Context, method string, params json.RawMes
 // notifications. The stream is returned at once; Sent and Done tell the
 // rest.
 func (h *Session) OpenStream(method string, params json.RawMessage, handler Handler) *Stream {
+	return h.OpenStreamWith(method, params, handler, nil)
+}
+
+// OpenStreamWith is OpenStream with onEnd, which runs once when the
+// stream ends (before Done closes), from the stream's actor: actors use
+// it to hear of the end as a message.
+func (h *Session) OpenStreamWith(method string, params json.RawMessage, handler Handler, onEnd func(messages.End)) *Stream {
 	st := newStream(h.sys, h.server)
+	st.onEnd = onEnd
 	h.post(sessOpen{stream: st, method: method, params: params, handler: handler, methods: h.notifications}, st.refused)
 	return st
+}
+
+// RequestAsync sends one request without waiting: reply runs once with
+// the outcome. Actors use it.
+func (h *Session) RequestAsync(method string, params json.RawMessage, reply func(messages.Reply)) {
+	var o sync.Once
+	r := func(x messages.Reply) { o.Do(func() { reply(x) }) }
+	h.post(sessRequest{token: h.sys.NewToken(), method: method, params: params, reply: r}, func(why string) {
+		r(messages.Reply{Err: messages.Errorf(messages.KindDisconnected, h.server, "%s", why)})
+	})
 }
 
 // Watch starts a notification observer for methods on the session's
@@ -164,6 +182,7 @@ type Stream struct {
 	done     chan struct{}
 	doneOnce sync.Once
 	end      messages.End
+	onEnd    func(messages.End)
 }
 
 func newStream(sys *System, server string) *Stream {
@@ -197,6 +216,9 @@ func (st *Stream) markSent() { st.sentOnce.Do(func() { close(st.sent) }) }
 func (st *Stream) finish(end messages.End) {
 	st.doneOnce.Do(func() {
 		st.end = end
+		if st.onEnd != nil {
+			st.onEnd(end)
+		}
 		close(st.done)
 	})
 }

@@ -24,6 +24,7 @@ type System struct {
 	closing atomic.Bool
 
 	protocols protocols     // protocols.go
+	events    *Events       // events_api.go
 	done      chan struct{} // closed when every actor has stopped
 	closed    chan struct{} // closed when Close starts
 	// closeErr is Close's result; written before done is closed.
@@ -115,6 +116,9 @@ func Start(cfg Config) (*System, error) {
 		rec.mu.Lock()
 		rec.pid = pid
 		rec.mu.Unlock()
+	}
+	if err := s.startEvents(cfg); err != nil {
+		return nil, fmt.Errorf("actors: start the events companion: %w", err)
 	}
 	return s, nil
 }

@@ -1,0 +1,363 @@
+package actors
+
+import (
+	"encoding/json"
+	"errors"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/eventstream"
+	"github.com/mcprt/mcprt/extension"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// The events companion: MCP events (events/list, events/stream) built on
+// the protocol-extension API like any other companion. The events actor
+// keeps the subscription records (at most MaxSubscriptions, identical
+// live subscriptions reused), one shared events session per server (so
+// the subscriptions of a server share one reconnect), and spawns a
+// subscription actor per logical subscription; two batcher actors turn
+// deliveries into host wakeups.
+
+const (
+	methodEventsList   = "events/list"
+	methodEventsStream = "events/stream"
+	// MaxSubscriptions bounds the subscriptions recorded per runtime
+	// (live or ended, until unsubscribed).
+	MaxSubscriptions = 100
+)
+
+// EventsDefinition is the events companion's protocol registration.
+var EventsDefinition = extension.Definition{
+	Namespace: "events",
+	Requests:  []string{methodEventsList},
+	Streams:   []string{methodEventsStream},
+	Notifications: []string{"notifications/events/active", "notifications/events/event",
+		"notifications/events/heartbeat", "notifications/events/error", "notifications/events/terminated"},
+}
+
+// subRecord is one recorded subscription.
+type subRecord struct {
+	id, key string
+	spec    eventstream.Spec
+	pid     *actor.PID
+	snap    atomic.Pointer[eventstream.Snapshot]
+}
+
+func (r *subRecord) snapshot() eventstream.Snapshot {
+	if p := r.snap.Load(); p != nil {
+		return *p
+	}
+	return eventstream.Snapshot{ID: r.id, Server: r.spec.Server, Name: r.spec.Name, Arguments: r.spec.Arguments,
+		Cursor: r.spec.Cursor, Status: eventstream.StateOpening, MaxAgeMs: r.spec.MaxAgeMs}
+}
+
+// eventsSession is the shared events session of one server.
+type eventsSession struct {
+	h       *Session
+	binding bool
+	waiters []func(*Session, *messages.Error)
+}
+
+// Messages of the events actor.
+type (
+	evCatalog struct {
+		server string
+		reply  func([]eventstream.Descriptor, *messages.Error)
+	}
+	evSubscribe struct {
+		spec  eventstream.Spec
+		reply func(eventstream.Snapshot, *messages.Error)
+	}
+	evUnsubscribe struct {
+		id    string
+		reply func()
+	}
+	evList     struct{ reply func([]eventstream.Snapshot) }
+	evShutdown struct{ reply func() }
+	// needSession asks for the server's shared events session.
+	needSession struct {
+		server string
+		reply  func(*Session, *messages.Error)
+	}
+	sessionBound struct {
+		server string
+		h      *Session
+		err    *messages.Error
+	}
+	catalogPage struct {
+		f     *catalogFetch
+		h     *Session
+		reply messages.Reply
+	}
+)
+
+// catalogFetch is one events/list pagination in progress.
+type catalogFetch struct {
+	pager eventstream.Pager
+	done  func([]eventstream.Descriptor, *messages.Error)
+}
+
+type eventsActor struct {
+	env      *env
+	proto    *Protocol
+	me       *actor.PID
+	batches  batchPIDs
+	notify   func(messages.Notice)
+	limits   eventstream.Limits
+	subs     []*subRecord
+	sessions map[string]*eventsSession
+	closed   bool
+	stopped  *atomic.Bool
+}
+
+func (a *eventsActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		a.me = c.Self()
+	case evCatalog:
+		if a.closed {
+			m.reply(nil, shutdownErr(m.server))
+			return
+		}
+		a.fetchCatalog(m.server, messages.OriginModel, m.reply)
+	case evSubscribe:
+		a.subscribe(c, m)
+	case evUnsubscribe:
+		a.unsubscribe(c, m.id)
+		m.reply()
+	case evList:
+		out := make([]eventstream.Snapshot, 0, len(a.subs))
+		for _, r := range a.subs {
+			out = append(out, r.snapshot())
+		}
+		m.reply(out)
+	case needSession:
+		if a.closed {
+			m.reply(nil, shutdownErr(m.server))
+			return
+		}
+		a.withSession(m.server, messages.OriginInternal, m.reply)
+	case sessionBound:
+		a.bound(m)
+	case catalogPage:
+		a.page(m)
+	case evShutdown:
+		a.shutdown(c)
+		m.reply()
+	}
+}
+
+func shutdownErr(server string) *messages.Error {
+	return messages.Errorf(messages.KindShutdown, server, "the runtime is shutting down")
+}
+
+// withSession runs cb with the server's live events session, binding one
+// first (single-flight: every caller waiting meanwhile gets the same).
+func (a *eventsActor) withSession(server string, origin messages.Origin, cb func(*Session, *messages.Error)) {
+	es := a.sessions[server]
+	if es == nil {
+		es = &eventsSession{}
+		a.sessions[server] = es
+	}
+	if es.h != nil {
+		select {
+		case <-es.h.Done():
+			es.h = nil
+		default:
+			cb(es.h, nil)
+			return
+		}
+	}
+	es.waiters = append(es.waiters, cb)
+	if es.binding {
+		return
+	}
+	es.binding = true
+	me := a.me
+	a.proto.ConnectAsync(server, origin, func(h *Session, err *messages.Error) {
+		a.env.send(me, sessionBound{server: server, h: h, err: err})
+	})
+}
+
+func (a *eventsActor) bound(m sessionBound) {
+	es := a.sessions[m.server]
+	if a.closed || es == nil {
+		if m.h != nil {
+			m.h.Close() // a session arriving after shutdown
+		}
+		return
+	}
+	es.binding = false
+	es.h = m.h
+	ws := es.waiters
+	es.waiters = nil
+	for _, w := range ws {
+		w(m.h, m.err)
+	}
+}
+
+// fetchCatalog lists the server's events, every page, fresh.
+func (a *eventsActor) fetchCatalog(server string, origin messages.Origin, done func([]eventstream.Descriptor, *messages.Error)) {
+	a.withSession(server, origin, func(h *Session, err *messages.Error) {
+		if err != nil {
+			done(nil, err)
+			return
+		}
+		a.requestPage(&catalogFetch{done: done}, h, "")
+	})
+}
+
+func (a *eventsActor) requestPage(f *catalogFetch, h *Session, cursor string) {
+	params := json.RawMessage(`{}`)
+	if cursor != "" {
+		params, _ = json.Marshal(map[string]string{"cursor": cursor})
+	}
+	me := a.me
+	h.RequestAsync(methodEventsList, params, func(r messages.Reply) { a.env.send(me, catalogPage{f: f, h: h, reply: r}) })
+}
+
+func (a *eventsActor) page(m catalogPage) {
+	if m.reply.Err != nil {
+		m.f.done(nil, m.reply.Err)
+		return
+	}
+	next, done, err := m.f.pager.Page(m.reply.Result)
+	switch {
+	case err != nil:
+		m.f.done(nil, messages.Errorf(messages.KindProtocol, m.h.Server(), "%s", err))
+	case done:
+		m.f.done(m.f.pager.Events(), nil)
+	default:
+		a.requestPage(m.f, m.h, next)
+	}
+}
+
+func (a *eventsActor) subscribe(c actor.Context, m evSubscribe) {
+	server := m.spec.Server
+	if a.closed {
+		m.reply(eventstream.Snapshot{}, shutdownErr(server))
+		return
+	}
+	canon, err := eventstream.Canonical(m.spec.Arguments)
+	if err != nil {
+		m.reply(eventstream.Snapshot{}, messages.Errorf(messages.KindInvalidArgs, server, "arguments: %s", err))
+		return
+	}
+	key := server + "\x00" + m.spec.Name + "\x00" + canon
+	for _, r := range a.subs {
+		if st := r.snapshot().Status; r.key == key && (st == eventstream.StateActive || st == eventstream.StateReconnecting) {
+			m.reply(r.snapshot(), nil) // an identical live subscription is reused
+			return
+		}
+	}
+	if len(a.subs) >= MaxSubscriptions {
+		m.reply(eventstream.Snapshot{}, limitErr(server))
+		return
+	}
+	a.fetchCatalog(server, messages.OriginModel, func(events []eventstream.Descriptor, err *messages.Error) {
+		if err != nil {
+			m.reply(eventstream.Snapshot{}, err)
+			return
+		}
+		if _, ferr := eventstream.FindPush(events, m.spec.Name); ferr != nil {
+			kind := messages.KindInvalidArgs
+			if !errors.Is(ferr, eventstream.ErrNoPush) && !errors.Is(ferr, eventstream.ErrUnknownEvent) {
+				kind = messages.KindProtocol
+			}
+			m.reply(eventstream.Snapshot{}, messages.Errorf(kind, server, "%s", ferr))
+			return
+		}
+		a.start(c, m, key)
+	})
+}
+
+func limitErr(server string) *messages.Error {
+	return messages.Errorf(messages.KindInvalidArgs, server, "at most %d event subscriptions per runtime; unsubscribe some first", MaxSubscriptions)
+}
+
+// start spawns the subscription's actor; the subscribe is answered when
+// the server acknowledges its first stream (or it fails).
+func (a *eventsActor) start(c actor.Context, m evSubscribe, key string) {
+	if a.closed {
+		m.reply(eventstream.Snapshot{}, shutdownErr(m.spec.Server))
+		return
+	}
+	if len(a.subs) >= MaxSubscriptions {
+		m.reply(eventstream.Snapshot{}, limitErr(m.spec.Server))
+		return
+	}
+	spec := m.spec
+	spec.ID = "sub-" + clock.HexID(a.env.rand, 8)
+	sub, err := eventstream.NewSubscription(spec, a.limits)
+	if err != nil {
+		m.reply(eventstream.Snapshot{}, messages.Errorf(messages.KindInvalidArgs, spec.Server, "%s", err))
+		return
+	}
+	rec := &subRecord{id: spec.ID, key: key, spec: spec}
+	a.subs = append(a.subs, rec)
+	me := a.me
+	reply := func(snap eventstream.Snapshot, why string) {
+		if why == "" {
+			m.reply(snap, nil)
+			return
+		}
+		a.env.send(me, evUnsubscribe{id: rec.id, reply: func() {}}) // a failed subscribe leaves no record
+		m.reply(snap, messages.Errorf(messages.KindConnectFailed, spec.Server, "%s", why))
+	}
+	rec.pid = c.Spawn(a.env.props(newSubActor(a.env, a.me, a.batches, a.notify, sub, spec, &rec.snap, reply), actor.WithSupervisor(stopOnFailure)))
+}
+
+func (a *eventsActor) unsubscribe(c actor.Context, id string) {
+	for i, r := range a.subs {
+		if r.id != id {
+			continue
+		}
+		a.subs = append(a.subs[:i], a.subs[i+1:]...)
+		a.env.send(r.pid, subCancel{reply: func(eventstream.Snapshot) {}})
+		c.Stop(r.pid)
+		a.releaseSession(r.spec.Server)
+		return
+	}
+}
+
+// releaseSession closes a server's events session once no subscription
+// on it is live (the shared connection stays, under its own lifecycle).
+func (a *eventsActor) releaseSession(server string) {
+	for _, r := range a.subs {
+		if r.spec.Server == server && r.snapshot().Status.Live() {
+			return
+		}
+	}
+	if es := a.sessions[server]; es != nil && es.h != nil && len(es.waiters) == 0 {
+		es.h.Close()
+		es.h = nil
+	}
+}
+
+// shutdown cancels every subscription and clears both batchers: nothing
+// more wakes the host.
+func (a *eventsActor) shutdown(c actor.Context) {
+	if a.closed {
+		return
+	}
+	a.closed = true
+	a.stopped.Store(true)
+	for _, r := range a.subs {
+		a.env.send(r.pid, subCancel{reply: func(eventstream.Snapshot) {}})
+		c.Stop(r.pid)
+	}
+	a.subs = nil
+	for _, pid := range []*actor.PID{a.batches.events, a.batches.status} {
+		a.env.send(pid, batchClear{reply: func() {}})
+	}
+	for server, es := range a.sessions {
+		for _, w := range es.waiters {
+			w(nil, shutdownErr(server))
+		}
+		es.waiters = nil
+	}
+	a.proto.Dispose()
+}

@@ -1,0 +1,131 @@
+package actors
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/eventstream"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// Events is the events companion's handle: what the mcp_events tool and
+// the CLI call. Its methods may be called from any goroutine.
+type Events struct {
+	sys     *System
+	pid     *actor.PID
+	batches batchPIDs
+	stopped atomic.Bool
+}
+
+// startEvents registers the events protocol and spawns the events actor
+// and its two batchers.
+func (s *System) startEvents(cfg Config) error {
+	proto, err := s.RegisterProtocol(EventsDefinition)
+	if err != nil {
+		return err
+	}
+	e := s.env
+	ev := &Events{sys: s}
+	deliver := cfg.Deliver
+	root := e.system.Root
+	evB, err := root.SpawnNamed(e.props(newBatchActor(e, eventstream.NewEventBatcher(cfg.EventBatch), deliver, &ev.stopped)), "mcprt/events/batch")
+	if err != nil {
+		return err
+	}
+	stB, err := root.SpawnNamed(e.props(newBatchActor(e, eventstream.NewStatusBatcher(cfg.EventBatch), deliver, &ev.stopped)), "mcprt/events/status")
+	if err != nil {
+		return err
+	}
+	a := &eventsActor{env: e, proto: proto, batches: batchPIDs{events: evB, status: stB}, notify: cfg.Notify,
+		limits: cfg.Events, sessions: map[string]*eventsSession{}, stopped: &ev.stopped}
+	ev.batches = a.batches
+	ev.pid, err = root.SpawnNamed(e.props(func() actor.Actor { return a }, actor.WithSupervisor(stopOnFailure)), "mcprt/events")
+	if err != nil {
+		return err
+	}
+	s.events = ev
+	return nil
+}
+
+// Events returns the events companion.
+func (s *System) Events() *Events { return s.events }
+
+// call posts a command to the events actor and waits for its answer, or
+// for ctx or shutdown.
+func callEvents[R any](ctx context.Context, ev *Events, mk func(reply func(R)) any, gone R) R {
+	ch := make(chan R, 1)
+	var o sync.Once
+	reply := func(r R) { o.Do(func() { ch <- r }) }
+	if ev.stopped.Load() {
+		return gone
+	}
+	ev.sys.env.send(ev.pid, mk(reply))
+	select {
+	case r := <-ch:
+		return r
+	case <-ctx.Done():
+		return gone
+	case <-ev.sys.done:
+		return gone
+	}
+}
+
+type catalogResult struct {
+	events []eventstream.Descriptor
+	err    *messages.Error
+}
+
+// Catalog lists server's events (every page, fresh).
+func (ev *Events) Catalog(ctx context.Context, server string) ([]eventstream.Descriptor, *messages.Error) {
+	r := callEvents(ctx, ev, func(reply func(catalogResult)) any {
+		return evCatalog{server: server, reply: func(d []eventstream.Descriptor, err *messages.Error) { reply(catalogResult{d, err}) }}
+	}, catalogResult{err: gone(ctx, server)})
+	return r.events, r.err
+}
+
+type subResult struct {
+	snap eventstream.Snapshot
+	err  *messages.Error
+}
+
+// Subscribe subscribes to an event and returns once the server has
+// acknowledged the stream (or it failed). An identical live subscription
+// is returned instead of a new one.
+func (ev *Events) Subscribe(ctx context.Context, spec eventstream.Spec) (eventstream.Snapshot, *messages.Error) {
+	r := callEvents(ctx, ev, func(reply func(subResult)) any {
+		return evSubscribe{spec: spec, reply: func(s eventstream.Snapshot, err *messages.Error) { reply(subResult{s, err}) }}
+	}, subResult{err: gone(ctx, spec.Server)})
+	if ctx.Err() != nil && r.err != nil && r.snap.ID != "" {
+		ev.Unsubscribe(context.Background(), r.snap.ID) // an aborted subscribe leaves nothing running
+	}
+	return r.snap, r.err
+}
+
+// List returns every recorded subscription.
+func (ev *Events) List(ctx context.Context) []eventstream.Snapshot {
+	return callEvents(ctx, ev, func(reply func([]eventstream.Snapshot)) any { return evList{reply: reply} }, nil)
+}
+
+// Unsubscribe stops a subscription (an unknown id is not an error).
+func (ev *Events) Unsubscribe(ctx context.Context, id string) {
+	callEvents(ctx, ev, func(reply func(struct{})) any { return evUnsubscribe{id: id, reply: func() { reply(struct{}{}) }} }, struct{}{})
+}
+
+// shutdown stops the companion before the servers: no wakeups after it.
+func (ev *Events) shutdown(ctx context.Context) {
+	if ev.stopped.Load() {
+		return
+	}
+	callEvents(ctx, ev, func(reply func(struct{})) any { return evShutdown{reply: func() { reply(struct{}{}) }} }, struct{}{})
+	ev.stopped.Store(true)
+}
+
+func gone(ctx context.Context, server string) *messages.Error {
+	if ctx.Err() != nil {
+		return messages.Errorf(messages.KindAborted, server, "cancelled by the caller")
+	}
+	return shutdownErr(server)
+}

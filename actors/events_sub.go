@@ -1,0 +1,176 @@
+package actors
+
+import (
+	"encoding/json"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/eventstream"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// subActor runs one logical events subscription: decisions come from
+// eventstream.Subscription; it opens its streams on the server's shared
+// events session (which the events actor keeps, so all subscriptions of a
+// server share one reconnect), and executes the timers, deliveries and
+// answers the state machine asks for.
+type subActor struct {
+	env     *env
+	events  *actor.PID // the events actor
+	batches batchPIDs
+	notify  func(messages.Notice)
+	sub     *eventstream.Subscription
+	spec    eventstream.Spec
+	me      *actor.PID
+	timer   clock.Timer
+	streams map[uint64]*Stream // by stream number
+	waiting map[uint64]bool    // stream numbers waiting for a session
+	reply   func(eventstream.Snapshot, string)
+	last    eventstream.Snapshot
+	// pub is where the subscription's latest snapshot is published for
+	// listing, without messaging it.
+	pub *atomic.Pointer[eventstream.Snapshot]
+}
+
+type batchPIDs struct{ events, status *actor.PID }
+
+// Messages of a subscription actor.
+type (
+	subFrame struct {
+		stream uint64
+		frame  eventstream.Frame
+	}
+	subStreamEnded struct {
+		stream uint64
+		end    messages.End
+	}
+	subTimer   struct{ token uint64 }
+	subSession struct {
+		stream uint64
+		params eventstream.StreamParams
+		h      *Session
+		err    *messages.Error
+	}
+	subCancel struct{ reply func(eventstream.Snapshot) }
+)
+
+func newSubActor(e *env, events *actor.PID, b batchPIDs, notify func(messages.Notice), sub *eventstream.Subscription, spec eventstream.Spec,
+	pub *atomic.Pointer[eventstream.Snapshot], reply func(eventstream.Snapshot, string)) actor.Producer {
+	return func() actor.Actor {
+		return &subActor{env: e, events: events, batches: b, notify: notify, sub: sub, spec: spec,
+			streams: map[uint64]*Stream{}, waiting: map[uint64]bool{}, reply: reply, pub: pub}
+	}
+}
+
+func (a *subActor) now() time.Time { return a.env.clock.Now() }
+
+func (a *subActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		a.me = c.Self()
+		a.exec(a.sub.Start())
+	case subFrame:
+		a.exec(a.sub.Frame(a.now(), m.stream, m.frame))
+	case subStreamEnded:
+		delete(a.streams, m.stream)
+		a.exec(a.sub.StreamEnded(m.stream, m.end))
+	case subTimer:
+		a.exec(a.sub.Fire(a.now(), m.token))
+	case subSession:
+		a.sessionReady(m)
+	case subCancel:
+		a.exec(a.sub.Cancel())
+		m.reply(a.sub.Snapshot())
+	case *actor.Stopping:
+		a.exec(a.sub.Cancel())
+		if a.timer != nil {
+			a.timer.Stop()
+		}
+	}
+	if snap := a.sub.Snapshot(); !sameSnapshot(snap, a.last) {
+		a.last = snap
+		a.pub.Store(&snap)
+	}
+}
+
+// sameSnapshot compares what changes in a subscription's snapshot.
+func sameSnapshot(a, b eventstream.Snapshot) bool {
+	return a.Status == b.Status && a.Cursor == b.Cursor && a.Truncated == b.Truncated &&
+		a.Error == b.Error && a.EndReason == b.EndReason && a.ID == b.ID
+}
+
+// sessionReady opens a stream that waited for the server's session; a
+// failed connect ends that stream (which costs the subscription one
+// attempt, as a failed reconnect does).
+func (a *subActor) sessionReady(m subSession) {
+	if !a.waiting[m.stream] {
+		return // cancelled meanwhile
+	}
+	delete(a.waiting, m.stream)
+	if m.err != nil {
+		a.exec(a.sub.StreamEnded(m.stream, messages.End{Reason: messages.EndError, Error: m.err.Error()}))
+		return
+	}
+	params, _ := json.Marshal(m.params)
+	me, n := a.me, m.stream
+	a.streams[n] = m.h.OpenStreamWith(methodEventsStream, params,
+		func(method string, p json.RawMessage) error {
+			a.env.send(me, subFrame{stream: n, frame: eventstream.Decode(method, p)})
+			return nil
+		},
+		func(end messages.End) { a.env.send(me, subStreamEnded{stream: n, end: end}) })
+}
+
+func (a *subActor) exec(effects []eventstream.Effect) {
+	for _, e := range effects {
+		switch e := e.(type) {
+		case eventstream.OpenStream:
+			a.waiting[e.Stream] = true
+			me, n, params := a.me, e.Stream, e.Params
+			a.env.send(a.events, needSession{server: a.spec.Server, reply: func(h *Session, err *messages.Error) {
+				a.env.send(me, subSession{stream: n, params: params, h: h, err: err})
+			}})
+		case eventstream.CancelStream:
+			delete(a.waiting, e.Stream)
+			if st := a.streams[e.Stream]; st != nil {
+				st.Cancel()
+				delete(a.streams, e.Stream)
+			}
+		case eventstream.Arm:
+			if a.timer != nil {
+				a.timer.Stop()
+			}
+			a.timer = a.env.after(e.After, a.me, subTimer{token: e.Token})
+		case eventstream.Disarm:
+			if a.timer != nil {
+				a.timer.Stop()
+				a.timer = nil
+			}
+		case eventstream.Deliver:
+			if enc, err := eventstream.PrepareEvent(e.Item); err == nil {
+				a.env.send(a.batches.events, batchAdd[*eventstream.EventItem]{item: enc})
+			}
+		case eventstream.Wake:
+			if enc, err := eventstream.PrepareStatus(e.Status); err == nil {
+				a.env.send(a.batches.status, batchAdd[eventstream.Snapshot]{item: enc})
+			}
+		case eventstream.Notify:
+			if a.notify != nil {
+				a.notify(e.Notice)
+			}
+		case eventstream.Resolve:
+			if a.reply != nil {
+				a.reply(e.Status, "")
+				a.reply = nil
+			}
+		case eventstream.Reject:
+			if a.reply != nil {
+				a.reply(a.sub.Snapshot(), e.Err)
+				a.reply = nil
+			}
+		}
+	}
+}
