@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/internal/testenv"
@@ -221,5 +223,124 @@ func TestListChangedSignalsTheHost(t *testing.T) {
 	}
 	if d.dialCount("t") != 1 {
 		t.Fatalf("%d dials", d.dialCount("t"))
+	}
+}
+
+// A server that answers 401 is auth_required and shows as needing auth; a
+// disabled server is server_disabled for list, connect and a prefixed call,
+// and shows as disabled; neither stops the others.
+func TestAuthAndDisabledServers(t *testing.T) {
+	t.Parallel()
+	url, _ := testenv.StartTestServer(t, "--http 127.0.0.1:0 --post-status 401")
+	r := newRig(t, map[string]config.Server{"locked": {URL: url}, "off": {Command: "x", Disabled: true}, "ok": selfServer(t, "")}, true)
+	wantError(t, r.exec(r.ctx, `{"server":"locked"}`), "auth_required", "locked")
+	// The failure is remembered, as every connect failure is (60 s).
+	if res := r.exec(r.ctx, `{"tool":"locked_echo"}`); res.ErrorCode() != "server_backoff" || !strings.Contains(res.Text, "HTTP 401") {
+		t.Errorf("a call within the failure memory: %q", res.Text)
+	}
+	for _, args := range []string{`{"server":"off"}`, `{"connect":"off"}`, `{"tool":"off_echo"}`, `{"search":"","server":"off"}`} {
+		wantError(t, r.exec(r.ctx, args), "server_disabled", "off")
+	}
+	wantOK(t, r.exec(r.ctx, `{"tool":"ok_echo","args":{"message":"x"}}`), "echo: x")
+	res := r.exec(r.ctx, `{}`)
+	for _, row := range []string{"⚠ locked (needs auth)", "⊘ off (disabled)", "✓ ok ("} {
+		if !strings.Contains(res.Text, row) {
+			t.Errorf("status lacks %q:\n%s", row, res.Text)
+		}
+	}
+	snap := r.rt.StatusSnapshot()
+	byName := map[string]ServerStatus{}
+	for _, s := range snap.Servers {
+		byName[s.Name] = s
+	}
+	if s := byName["locked"]; s.Status != "needs-auth" || !strings.Contains(s.LastError, "401") {
+		t.Errorf("locked: %+v", s)
+	}
+	if s := byName["off"]; s.Status != "disabled" || !s.Disabled || snap.DisabledCount != 1 || snap.ConnectedCount != 1 {
+		t.Errorf("off: %+v in %+v", s, snap)
+	}
+	if n := r.dialer.dialCount("off"); n != 0 {
+		t.Errorf("the disabled server was dialled %d times", n)
+	}
+}
+
+// notifications/resources/list_changed (server-everything registers a
+// session resource when gzip-file-as-resource runs) lists the catalog
+// again: the new resource's read_ tool appears in list and as a direct
+// tool, the host is told through WatchTools, and the cache holds it.
+func TestResourceListChangedRefreshesEverything(t *testing.T) {
+	dir := t.TempDir()
+	every := config.Server{Command: testenv.Node(t), Args: []string{testenv.EverythingJS(t), "stdio"}, DirectTools: &config.DirectTools{All: true}}
+	f := &config.File{MCPServers: map[string]config.Server{"every": every}}
+	rt, _ := startWithCache(t, f, dir, nil)
+	ctx := testCtx(t)
+	if _, err := rt.Connect(ctx, "every", false); err != nil {
+		t.Fatal(err)
+	}
+	const newTool = "every_read_hello_txt_gz"
+	if strings.Contains(toolNames(rt.Tools()), newTool) {
+		t.Fatal("the session resource exists before the tool ran")
+	}
+	changed, stop := rt.WatchTools()
+	defer stop()
+	// Its input schema uses draft-07's format, so it is not a direct tool:
+	// the proxy calls it.
+	mcp, _ := rt.Tool(MCPToolName)
+	res := mcp.Execute(ctx, json.RawMessage(`{"tool":"gzip-file-as-resource","args":{"name":"hello.txt.gz","data":"data:text/plain;base64,aGVsbG8=","outputType":"resourceLink"}}`))
+	if res.IsError {
+		t.Fatal(res.Text)
+	}
+	for !strings.Contains(toolNames(rt.Tools()), newTool) {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("the new resource tool never appeared: %s", toolNames(rt.Tools()))
+		}
+	}
+	if res := mcp.Execute(ctx, json.RawMessage(`{"server":"every"}`)); !strings.Contains(res.Text, "- read_hello_txt_gz - Read the resource demo://resource/session/") {
+		t.Fatalf("list lacks the new resource:\n%s", res.Text)
+	}
+	read, _ := rt.Tool(newTool)
+	if res := read.Execute(ctx, json.RawMessage(`{}`)); res.IsError || res.Details["fullResultPath"] == nil {
+		t.Fatalf("reading the gzip resource: %q %v", res.Text, res.Details)
+	}
+	rt.Close() // writes what is queued for the cache
+	cache, err := catalog.ReadCache(filepath.Join(dir, catalog.CacheFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range cache.Servers["every"].Resources {
+		found = found || r.URI == "demo://resource/session/hello.txt.gz"
+	}
+	if !found {
+		t.Fatalf("the cache lacks the new resource: %+v", cache.Servers["every"].Resources)
+	}
+}
+
+// settings.output changes the output guard's limits: text bytes, lines
+// and the details bound (against the test server's big and environ tools).
+func TestOutputLimitsFromSettings(t *testing.T) {
+	t.Parallel()
+	n := func(v int) *int { return &v }
+	f := &config.File{MCPServers: map[string]config.Server{"s": selfServer(t, "")},
+		Settings: config.Settings{Output: &config.OutputLimits{MaxTextBytes: n(1000), MaxLines: n(3), MaxDetailsBytes: n(4096)}}}
+	r := newRigFile(t, f)
+	res := r.exec(r.ctx, `{"tool":"big","args":{"bytes":2000}}`)
+	if !strings.Contains(res.Text, "[Output truncated: showing 1000 of 2000 bytes, 1 of 1 lines.]") || res.Details["fullResultPath"] == nil {
+		t.Fatalf("2000 bytes over a 1000-byte limit: %.200q", res.Text)
+	}
+	if _, raw := res.Details["result"].(json.RawMessage); !raw {
+		t.Fatalf("a result under the 4096-byte details limit is not in details: %v", res.Details["result"])
+	}
+	if res := r.exec(r.ctx, `{"tool":"big","args":{"bytes":5000}}`); res.Details["result"].(map[string]any)["omitted"] != true {
+		t.Fatalf("details over the 4096-byte limit: %v", res.Details["result"])
+	}
+	res = r.exec(r.ctx, `{"tool":"environ"}`)
+	if !strings.Contains(res.Text, "bytes, 3 of ") || strings.Count(res.Text, "\n") != 5 {
+		t.Fatalf("lines over a 3-line limit:\n%s", res.Text)
+	}
+	if res := r.exec(r.ctx, `{"tool":"big","args":{"bytes":999}}`); res.Details["fullResultPath"] != nil || len(res.Text) != 999 {
+		t.Fatalf("999 bytes were cut: %.100q", res.Text)
 	}
 }

@@ -151,7 +151,8 @@ func TestToolNameResolution(t *testing.T) {
 }
 
 // A call whose name resolution waits for a server that never finishes
-// starting returns aborted as soon as the caller gives up.
+// starting returns aborted as soon as the caller gives up; meanwhile status
+// shows the server connecting.
 func TestResolutionWaitRespectsTheCaller(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, []string{"stuck"}, map[string]string{"stuck": "--ignore-unknown"}, func(c *actors.ServerConfig) {
@@ -168,6 +169,9 @@ func TestResolutionWaitRespectsTheCaller(t *testing.T) {
 		case <-r.ctx.Done():
 			t.Fatal("the server never started connecting")
 		}
+	}
+	if res := r.exec(`{}`); !strings.HasSuffix(res.Text, "\n… stuck (connecting)") {
+		t.Fatalf("status while connecting: %q", res.Text)
 	}
 	cancel()
 	select {

@@ -236,7 +236,8 @@ func TestListChangedRefreshesTheCatalog(t *testing.T) {
 }
 
 // Output guard: long text is cut to a preview naming a private file with
-// the full result; at most four supported images pass; details are bounded.
+// the full result; at most four supported images of up to 4 MiB pass;
+// details are bounded.
 func TestOutputGuard(t *testing.T) {
 	long := strings.Repeat("line of text\n", 2000)
 	img := `{"type":"image","mimeType":"image/png","data":"iVBORw0KGgo="}`
@@ -246,7 +247,8 @@ func TestOutputGuard(t *testing.T) {
 			b, _ := json.Marshal(long)
 			return json.RawMessage(`{"content":[{"type":"text","text":` + string(b) + `}]}`), nil
 		}
-		return json.RawMessage(`{"content":[` + strings.Repeat(img+",", 5) + `{"type":"image","mimeType":"image/bmp","data":"AAAA"},{"type":"audio","mimeType":"audio/wav","data":"AAAA"}]}`), nil
+		huge := `{"type":"image","mimeType":"image/png","data":"` + strings.Repeat("A", (MaxImageBytes+3)/3*4) + `"}` // 4 MiB + 2 bytes
+		return json.RawMessage(`{"content":[` + huge + "," + strings.Repeat(img+",", 5) + `{"type":"image","mimeType":"image/bmp","data":"AAAA"},{"type":"audio","mimeType":"audio/wav","data":"AAAA"}]}`), nil
 	}
 	r := newFakeRig(t, fs, named("s"), config.Settings{}, "")
 	res := r.exec(`{"tool":"long"}`)
@@ -266,7 +268,7 @@ func TestOutputGuard(t *testing.T) {
 		t.Fatalf("details not bounded: %v", res.Details["result"])
 	}
 	res = r.exec(`{"tool":"pics"}`)
-	if len(res.Images) != 4 || !strings.Contains(res.Text, "[image omitted from the preview: image/png") || !strings.Contains(res.Text, "[image omitted from the preview: image/bmp") ||
+	if len(res.Images) != 4 || !strings.Contains(res.Text, "[image omitted from the preview: image/png, 4194306 bytes]") || !strings.Contains(res.Text, "[image omitted from the preview: image/png, 9 bytes]") || !strings.Contains(res.Text, "[image omitted from the preview: image/bmp") ||
 		!strings.Contains(res.Text, "[audio omitted from the preview: audio/wav") || res.Details["fullResultPath"] == nil {
 		t.Fatalf("images: %d\n%s", len(res.Images), res.Text)
 	}
