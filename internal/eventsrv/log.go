@@ -13,6 +13,11 @@ type Entry struct {
 	ID   string          `json:"id"`
 	Time time.Time       `json:"time"`
 	Data json.RawMessage `json:"data"`
+
+	// tail is the occurrence's notifications/events/event params after the
+	// _meta member, encoded once for every stream: `"eventId":…}`. Nil
+	// until the server has encoded it.
+	tail []byte
 }
 
 // eventLog holds one event type's retained occurrences, oldest first, and

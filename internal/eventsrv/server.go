@@ -93,6 +93,10 @@ type topic struct {
 	watchers int    // streams attached; guarded by watchMu
 	stop     func() // stops the source; guarded by watchMu
 
+	// quoted is the name as a JSON string; cursorHead the start of its
+	// cursors' JSON, `["epoch","name",`.
+	quoted, cursorHead []byte
+
 	mu   sync.Mutex
 	log  eventLog             // guarded by mu
 	subs map[*stream]struct{} // guarded by mu
@@ -130,10 +134,16 @@ func New(opts Options, types ...Type) (*Server, error) {
 			return nil, fmt.Errorf("eventsrv: event type name %q is empty or repeated", typ.Name)
 		}
 		t := &topic{typ: typ, log: eventLog{maxEvents: opts.MaxEvents, maxAge: opts.MaxAge}, subs: map[*stream]struct{}{}}
+		t.quoted, _ = json.Marshal(typ.Name)
+		head, _ := json.Marshal([]string{s.epoch, typ.Name})
+		t.cursorHead = append(head[:len(head)-1], ',')
 		if s.store != nil {
 			if err := s.store.load(typ.Name, &t.log, now); err != nil {
 				s.Close()
 				return nil, err
+			}
+			for i := range t.log.entries {
+				t.log.entries[i].tail = s.encodeTail(t, t.log.entries[i])
 			}
 		}
 		s.topics = append(s.topics, t)
@@ -248,6 +258,7 @@ func (s *Server) PublishID(name, id string, data any) (Entry, error) {
 	if e.ID == "" {
 		e.ID = "evt_" + s.epoch + "_" + strconv.FormatUint(e.Seq, 10)
 	}
+	e.tail = s.encodeTail(t, e)
 	t.log.add(e, now)
 	if s.store != nil {
 		err = s.store.append(name, e, &t.log)
@@ -259,7 +270,25 @@ func (s *Server) PublishID(name, id string, data any) (Entry, error) {
 	return e, err
 }
 
-// cursorAt is the cursor of position seq in t's log.
+// cursorAt is the cursor of position seq in t's log (as cursor.String
+// makes it, from the topic's encoded prefix).
 func (s *Server) cursorAt(t *topic, seq uint64) string {
-	return cursor{epoch: s.epoch, name: t.typ.Name, seq: seq}.String()
+	b := strconv.AppendUint(append(make([]byte, 0, len(t.cursorHead)+24), t.cursorHead...), seq, 10)
+	return base64.RawURLEncoding.EncodeToString(append(b, ']'))
+}
+
+// encodeTail encodes e's notifications/events/event params after _meta
+// (see Entry.tail). e.Data is compact JSON without line breaks: it comes
+// from json.Marshal, or from a state file line that did.
+func (s *Server) encodeTail(t *topic, e Entry) []byte {
+	id, _ := json.Marshal(e.ID) // a string always encodes
+	c := s.cursorAt(t, e.Seq)
+	b := make([]byte, 0, len(id)+len(t.quoted)+len(e.Data)+len(c)+128)
+	b = append(append(b, `"eventId":`...), id...)
+	b = append(append(b, `,"name":`...), t.quoted...)
+	b = append(b, `,"timestamp":"`...)
+	b = e.Time.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(append(b, `","data":`...), e.Data...)
+	b = append(append(append(b, `,"cursor":"`...), c...), `"}`...)
+	return b
 }

@@ -26,8 +26,10 @@ type stream struct {
 	sub   string // the request id, compact JSON
 	n     uint64 // opening order
 	match func(json.RawMessage) bool
-	wake  chan struct{} // capacity 1: something to do
-	gone  chan struct{} // closed when the handler has finished
+	// prefix starts every event frame: the envelope with the _meta.
+	prefix []byte
+	wake   chan struct{} // capacity 1: something to do
+	gone   chan struct{} // closed when the handler has finished
 
 	pos     atomic.Uint64 // the last sequence number sent or skipped
 	active  atomic.Bool   // acknowledged
@@ -139,6 +141,7 @@ func (s *Server) register(t *topic, call *mcpline.Call, match func(json.RawMessa
 	s.seq++
 	st := &stream{srv: s, t: t, call: call, sub: compact(call.ID()), n: s.seq, match: match,
 		wake: make(chan struct{}, 1), gone: make(chan struct{})}
+	st.prefix = []byte(`{"jsonrpc":"2.0","method":"` + NoteEvent + `","params":{"_meta":{"` + mcpline.SubscriptionIDKey + `":` + st.sub + `},`)
 	s.streams[st] = struct{}{}
 	return st, nil
 }
@@ -336,10 +339,16 @@ func (st *stream) pump() error {
 	}
 }
 
-// send sends one occurrence as notifications/events/event.
+// send sends one occurrence as notifications/events/event: the stream's
+// prefix (the envelope and its _meta) and the occurrence's encoded tail.
 func (st *stream) send(e Entry) error {
-	return st.call.Send(NoteEvent, eventFrame{EventID: e.ID, Name: st.t.typ.Name,
-		Timestamp: e.Time.UTC().Format(time.RFC3339Nano), Data: e.Data, Cursor: st.srv.cursorAt(st.t, e.Seq)})
+	if e.tail == nil {
+		return st.call.Send(NoteEvent, eventFrame{EventID: e.ID, Name: st.t.typ.Name,
+			Timestamp: e.Time.UTC().Format(time.RFC3339Nano), Data: e.Data, Cursor: st.srv.cursorAt(st.t, e.Seq)})
+	}
+	msg := make([]byte, 0, len(st.prefix)+len(e.tail)+1)
+	msg = append(append(msg, st.prefix...), e.tail...)
+	return st.call.SendRaw(append(msg, '}'))
 }
 
 // heartbeat sends notifications/events/heartbeat with the stream's cursor.
