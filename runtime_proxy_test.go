@@ -264,18 +264,32 @@ func TestAuthAndDisabledServers(t *testing.T) {
 	}
 }
 
+// Resources are read_ tools unless exposeResources is false.
 // notifications/resources/list_changed (server-everything registers a
 // session resource when gzip-file-as-resource runs) lists the catalog
 // again: the new resource's read_ tool appears in list and as a direct
 // tool, the host is told through WatchTools, and the cache holds it.
-func TestResourceListChangedRefreshesEverything(t *testing.T) {
+func TestResourceToolsAndListChanged(t *testing.T) {
 	dir := t.TempDir()
 	every := config.Server{Command: testenv.Node(t), Args: []string{testenv.EverythingJS(t), "stdio"}, DirectTools: &config.DirectTools{All: true}}
-	f := &config.File{MCPServers: map[string]config.Server{"every": every}}
+	hidden := every
+	no := false
+	hidden.ExposeResources = &no
+	f := &config.File{MCPServers: map[string]config.Server{"every": every, "hidden": hidden}}
 	rt, _ := startWithCache(t, f, dir, nil)
 	ctx := testCtx(t)
-	if _, err := rt.Connect(ctx, "every", false); err != nil {
-		t.Fatal(err)
+	for _, s := range []string{"every", "hidden"} {
+		if _, err := rt.Connect(ctx, s, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// exposeResources: false leaves out the read_ tools, direct and proxied.
+	mcp, _ := rt.Tool(MCPToolName)
+	if names := toolNames(rt.Tools()); strings.Contains(names, "hidden_read_") || !strings.Contains(names, "hidden_echo") || !strings.Contains(names, "every_read_architecture_md") {
+		t.Fatalf("tools: %s", names)
+	}
+	if res := mcp.Execute(ctx, json.RawMessage(`{"server":"hidden"}`)); strings.Contains(res.Text, "- read_") || !strings.Contains(res.Text, "Resource templates:") {
+		t.Fatalf("list of hidden:\n%s", res.Text)
 	}
 	const newTool = "every_read_hello_txt_gz"
 	if strings.Contains(toolNames(rt.Tools()), newTool) {
@@ -285,8 +299,7 @@ func TestResourceListChangedRefreshesEverything(t *testing.T) {
 	defer stop()
 	// Its input schema uses draft-07's format, so it is not a direct tool:
 	// the proxy calls it.
-	mcp, _ := rt.Tool(MCPToolName)
-	res := mcp.Execute(ctx, json.RawMessage(`{"tool":"gzip-file-as-resource","args":{"name":"hello.txt.gz","data":"data:text/plain;base64,aGVsbG8=","outputType":"resourceLink"}}`))
+	res := mcp.Execute(ctx, json.RawMessage(`{"tool":"every_gzip-file-as-resource","args":{"name":"hello.txt.gz","data":"data:text/plain;base64,aGVsbG8=","outputType":"resourceLink"}}`))
 	if res.IsError {
 		t.Fatal(res.Text)
 	}

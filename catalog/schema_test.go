@@ -105,6 +105,10 @@ func TestCatalogLimits(t *testing.T) {
 	if err := CheckList("tools", []json.RawMessage{item, deep}); err == nil || !strings.Contains(err.Error(), "entry 2: output schema nests 65 levels") {
 		t.Fatalf("deep schema: %v", err)
 	}
+	wide := json.RawMessage(`{"name":"t","inputSchema":{"description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}}`)
+	if err := CheckList("tools", []json.RawMessage{wide}); err == nil || !strings.Contains(err.Error(), "entry 1: input schema is 65554 bytes, more than the limit of 65536 (64 KiB)") {
+		t.Fatalf("65 KiB schema: %v", err)
+	}
 	str := json.RawMessage(`{"name":"t","inputSchema":{"description":"` + strings.Repeat(`[{`, 100) + `"}}`)
 	if err := CheckList("tools", []json.RawMessage{str}); err != nil {
 		t.Fatalf("brackets inside a string counted as nesting: %v", err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcprt/mcprt/internal/testenv"
@@ -73,5 +74,43 @@ func TestProxyCommands(t *testing.T) {
 				t.Errorf("%v %v:\n%+v\nruntime tool mcp %s:\n%+v", c.cmd, flags, fast, c.mcp, full)
 			}
 		}
+	}
+}
+
+// Runtimes in separate processes that list different servers at the same
+// time share the metadata cache: every one's entry survives.
+func TestRuntimesShareTheCache(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcp.json")
+	servers := map[string]any{}
+	names := []string{"s1", "s2", "s3", "s4"}
+	for _, n := range names {
+		servers[n] = map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}
+	}
+	b, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"MCPRT_AGENT_DIR=" + filepath.Join(dir, "agent")}
+	binary(t)
+	outs := make([]outcome, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = runCLI(t, env, "connect", n, "--config", cfg)
+		}()
+	}
+	wg.Wait()
+	for i, o := range outs {
+		if o.code != 0 {
+			t.Fatalf("connect %s: %+v", names[i], o)
+		}
+	}
+	o := runCLI(t, env, "status", "--config", cfg)
+	if n := strings.Count(o.stdout, " tools, cached)"); n != len(names) {
+		t.Fatalf("%d of %d servers cached:\n%s%s", n, len(names), o.stdout, o.stderr)
 	}
 }
