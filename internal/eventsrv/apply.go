@@ -56,7 +56,11 @@ func (st *stream) apply(f Fault) (end bool, res any, err error) {
 		st.muted = true
 		err = call.Send(NoteTerminated, errorFrame{Error: obj})
 	case FaultEnd:
-		return true, map[string]any{}, nil
+		res := map[string]any{}
+		if rt := resultType(call.Params()); rt != "" {
+			res["resultType"] = rt
+		}
+		return true, res, nil
 	case FaultRPCError:
 		return true, nil, st.rpcError(f)
 	case FaultCancel:

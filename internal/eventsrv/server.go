@@ -220,7 +220,7 @@ func (s *Server) list(_ context.Context, call *mcpline.Call) (any, error) {
 	if s.opts.PageSize > 0 {
 		to = min(to, from+s.opts.PageSize)
 	}
-	res := listResult{Events: []Descriptor{}}
+	res := listResult{Events: []Descriptor{}, ResultType: resultType(call.Params())}
 	for _, t := range s.topics[from:to] {
 		res.Events = append(res.Events, t.typ.Descriptor())
 	}

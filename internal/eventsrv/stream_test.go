@@ -12,6 +12,13 @@ func TestList(t *testing.T) {
 		h.request(`1`, MethodList, `{}`)
 		h.expect("", `result 1 {"events":[{"name":"a","description":"type a","delivery":["push"],"inputSchema":{"type":"object"}},{"name":"b","delivery":["push"],"inputSchema":{"type":"object"}},{"name":"p","delivery":["poll"],"inputSchema":{"required":["x"],"type":"object"}}]}`)
 	})
+	withServer(t, Options{}, basicTypes()[1:], func(h *harness) {
+		h.request(`1`, MethodList, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)
+		h.expect("", `result 1 {"events":[{"name":"b","delivery":["push"],"inputSchema":{"type":"object"}}],"resultType":"complete"}`)
+		h.open(`2`, `{"name":"b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)
+		h.inject(Fault{Kind: FaultEnd})
+		h.expect(`2`, `active @0`, `result 2 {"resultType":"complete"}`)
+	})
 	withServer(t, Options{PageSize: 2}, types, func(h *harness) {
 		h.request(`1`, MethodList, `null`)
 		h.expect("", `result 1 {"events":[{"name":"a","description":"type a","delivery":["push"],"inputSchema":{"type":"object"}},{"name":"b","delivery":["push"],"inputSchema":{"type":"object"}}],"nextCursor":"Mg"}`)

@@ -53,6 +53,21 @@ type Descriptor struct {
 type listResult struct {
 	Events     []Descriptor `json:"events"`
 	NextCursor string       `json:"nextCursor,omitempty"`
+	ResultType string       `json:"resultType,omitempty"`
+}
+
+// resultType is what a result carries in its resultType member: "complete"
+// for a request of the 2026-07-28 generation (its params._meta names the
+// protocol version), as mcp-go's own results do, and nothing otherwise.
+func resultType(params json.RawMessage) string {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	var v string
+	if json.Unmarshal(params, &p) == nil && json.Unmarshal(p.Meta[mcp.MetaKeyProtocolVersion], &v) == nil && mcp.IsModernProtocol(v) {
+		return string(mcp.ResultTypeComplete)
+	}
+	return ""
 }
 
 // StreamParams are events/stream's params as the server reads them.

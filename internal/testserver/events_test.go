@@ -280,8 +280,12 @@ func eventsScenarios(t *testing.T, ctx context.Context, w wire, tool toolCall, m
 		open(t, `"e1"`, `{"name":"`+EventOther+`"}`)
 		expectNote(t, w, `"e1"`, eventsrv.NoteActive)
 		fault(t, `"e1"`, `{"fault":"end"}`)
-		if f := w.next(t, `"e1"`); compactJSON(f.Result) != `{}` {
-			t.Fatalf("end: %s %+v", f.Result, f.Error)
+		want := `{}`
+		if modern {
+			want = `{"resultType":"complete"}`
+		}
+		if f := w.next(t, `"e1"`); compactJSON(f.Result) != want {
+			t.Fatalf("end: %s %+v, want %s", f.Result, f.Error, want)
 		}
 		w.ended(t, `"e1"`)
 
