@@ -30,7 +30,7 @@ func (h *recHost) Notify(_ context.Context, n messages.Notice) {
 func TestHostToolsAreNeverShadowed(t *testing.T) {
 	t.Parallel()
 	host := &recHost{}
-	rt, err := Start(testCtx(t), Options{Host: host, HostTools: []string{"read", MCPToolName}, Clock: clock.NewManual(clock.Epoch),
+	rt, err := Start(testCtx(t), Options{Host: host, HostTools: []string{"read", MCPToolName, EventsToolName}, Clock: clock.NewManual(clock.Epoch),
 		Config: &config.File{MCPServers: map[string]config.Server{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -43,12 +43,12 @@ func TestHostToolsAreNeverShadowed(t *testing.T) {
 		t.Fatal("Tool returned the shadowing tool")
 	}
 	issues := rt.ConfigIssues()
-	if len(issues) != 1 || !strings.Contains(issues[0].String(), `tool "mcp" is not registered`) {
+	if len(issues) != 2 || !strings.Contains(issues[0].String(), `tool "mcp" is not registered`) || !strings.Contains(issues[1].String(), `tool "mcp_events" is not registered`) {
 		t.Fatalf("issues %v", issues)
 	}
 	host.mu.Lock()
 	defer host.mu.Unlock()
-	if len(host.notices) != 1 || host.notices[0].Level != messages.NoticeWarning || host.notices[0].Text != issues[0].String() {
+	if len(host.notices) != 2 || host.notices[0].Level != messages.NoticeWarning || host.notices[0].Text != issues[0].String() || host.notices[1].Text != issues[1].String() {
 		t.Fatalf("notices %+v", host.notices)
 	}
 
@@ -57,7 +57,7 @@ func TestHostToolsAreNeverShadowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt2.Close()
-	if tools := rt2.Tools(); len(tools) != 1 || tools[0].Name != MCPToolName {
+	if tools := rt2.Tools(); len(tools) != 2 || tools[0].Name != MCPToolName || tools[1].Name != EventsToolName {
 		t.Fatalf("tools %v", tools)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -25,6 +26,11 @@ type Host interface {
 type Options struct {
 	// Host receives deliveries and notices; nil drops them.
 	Host Host
+	// Events tunes the events companion's timers and budgets, and
+	// EventBatch its wakeup batchers; zero fields take the defaults
+	// (activation 15 s, watchdog 65 s, retries 1-16 s, 500 ms batches).
+	Events     eventstream.Limits
+	EventBatch eventstream.BatchLimits
 	// AgentDir holds the runtime's own files (metadata cache, overrides).
 	// Default: $MCPRT_AGENT_DIR, else ~/.mcprt/agent.
 	AgentDir string

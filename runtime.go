@@ -29,6 +29,9 @@ type Result = tools.Result
 // MCPToolName is the name of the proxy tool.
 const MCPToolName = tools.MCPToolName
 
+// EventsToolName is the events tool's name.
+const EventsToolName = tools.EventsToolName
+
 // Runtime is a running mcprt. Its methods are safe for concurrent use.
 type Runtime struct {
 	sys    *actors.System
@@ -47,7 +50,8 @@ type Runtime struct {
 	watch     watchers
 	ready     atomic.Bool // set once mcp exists; the change hook waits for it
 
-	host *hostCalls
+	host   *hostCalls
+	events Tool // mcp_events
 
 	closeOnce sync.Once
 	closeErr  error
@@ -94,6 +98,9 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	sys, err := actors.Start(actors.Config{
 		Servers: servers, Clock: opts.Clock, Rand: opts.Rand, Dispatcher: opts.Dispatcher, Dialer: dialer,
 		Logger: logger, ClientName: name, ClientVersion: version, CachePath: cache, OnChange: rt.changed,
+		Deliver: func(m messages.HostMessage) { rt.host.deliver(context.Background(), m) },
+		Notify:  func(n messages.Notice) { rt.host.notify(context.Background(), n) },
+		Events:  opts.Events, EventBatch: opts.EventBatch,
 	})
 	if err != nil {
 		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}
@@ -179,11 +186,20 @@ type hostCalls struct {
 	host Host
 }
 
+func (h *hostCalls) deliver(ctx context.Context, m messages.HostMessage) {
+	h.call(func(host Host) { host.Deliver(ctx, m) })
+}
+
 func (h *hostCalls) notify(ctx context.Context, n messages.Notice) {
+	h.call(func(host Host) { host.Notify(ctx, n) })
+}
+
+// call runs f with the host, one call at a time; nothing without a host.
+func (h *hostCalls) call(f func(Host)) {
 	if h.host == nil {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.host.Notify(ctx, n)
+	f(h.host)
 }

@@ -64,11 +64,11 @@ func OpenCacheView(opts Options) (*CacheView, error) {
 		return nil, nil
 	}
 	// The notices Start gives, in its order: configuration issues, a host
-	// tool named mcp, the direct tools' issues.
+	// tool named mcp or mcp_events, the direct tools' issues.
 	for _, is := range eff.Issues {
 		v.notices = append(v.notices, messages.Notice{Level: messages.NoticeWarning, Server: is.Server, Text: is.String()})
 	}
-	if is, ok := proxyToolIssue(opts.HostTools); ok {
+	for _, is := range proxyToolIssue(opts.HostTools) {
 		v.notices = append(v.notices, messages.Notice{Level: messages.NoticeWarning, Text: is.String()})
 	}
 	notices, _ := (&toolSurface{issues: map[string]bool{}}).noticesLocked(surf)

@@ -86,7 +86,7 @@ func TestDirectToolsFromTheCache(t *testing.T) {
 	rt, d := startWithCache(t, f, dir, host)
 	changed, stop := rt.WatchTools()
 	defer stop()
-	if got := toolNames(rt.Tools()); got != "mcp" {
+	if got := toolNames(rt.Tools()); got != "mcp mcp_events" {
 		t.Fatalf("before the cache is filled: %s", got)
 	}
 	ctx := testCtx(t)
@@ -202,7 +202,7 @@ func TestListChangedSignalsTheHost(t *testing.T) {
 	ctx := testCtx(t)
 	changed, stop := rt.WatchTools()
 	defer stop()
-	for toolNames(rt.Tools()) != "mcp t_echo t_notify" {
+	for toolNames(rt.Tools()) != "mcp t_echo t_notify mcp_events" {
 		select {
 		case <-changed:
 		case <-ctx.Done():

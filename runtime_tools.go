@@ -71,11 +71,12 @@ func withCatalog(servers []actors.ServerConfig, eff *config.Effective, cache str
 // direct tools have no cached metadata yet.
 func (r *Runtime) buildTools(ctx context.Context, opts Options, eff *config.Effective) {
 	r.mcp = tools.NewMCP(r.sys, toolOptions(opts, eff))
+	r.events = tools.NewEvents(r.sys.Events())
 	r.hostTools = opts.HostTools
 	r.settings = eff.Settings
 	r.surface.issues = map[string]bool{}
 	r.ready.Store(true)
-	if is, ok := proxyToolIssue(opts.HostTools); ok {
+	for _, is := range proxyToolIssue(opts.HostTools) {
 		r.issueMu.Lock()
 		r.issues = append(r.issues, is)
 		r.issueMu.Unlock()
@@ -128,6 +129,9 @@ func (r *Runtime) currentTools(ctx context.Context) ([]Tool, []string) {
 		out = append(out, r.mcp.Tool())
 	}
 	out = append(out, surf.Direct...)
+	if !slices.Contains(r.hostTools, EventsToolName) {
+		out = append(out, r.events)
+	}
 	notices, issues := s.noticesLocked(surf)
 	r.issueMu.Lock()
 	r.issues = append(r.issues, issues...)
@@ -168,17 +172,21 @@ func toolOptions(opts Options, eff *config.Effective) tools.Options {
 
 // reservedNames maps the names direct tools must not take to who has them.
 func reservedNames(hostTools []string) map[string]string {
-	reserved := map[string]string{MCPToolName: "the proxy tool's"}
+	reserved := map[string]string{MCPToolName: "the proxy tool's", EventsToolName: "the events tool's"}
 	for _, h := range hostTools {
 		reserved[h] = fmt.Sprintf("the host's tool %q", h)
 	}
 	return reserved
 }
 
-// proxyToolIssue is the issue of a host that has a tool named mcp itself.
-func proxyToolIssue(hostTools []string) (config.Issue, bool) {
-	if !slices.Contains(hostTools, MCPToolName) {
-		return config.Issue{}, false
+// proxyToolIssue returns the issues of a host that has a tool named mcp or
+// mcp_events itself: the runtime leaves its own out.
+func proxyToolIssue(hostTools []string) []config.Issue {
+	var out []config.Issue
+	for _, name := range []string{MCPToolName, EventsToolName} {
+		if slices.Contains(hostTools, name) {
+			out = append(out, config.Issue{Message: fmt.Sprintf("tool %q is not registered: the host has a tool of that name", name)})
+		}
 	}
-	return config.Issue{Message: fmt.Sprintf("tool %q is not registered: the host has a tool of that name", MCPToolName)}, true
+	return out
 }

@@ -90,6 +90,11 @@ func (a *subActor) Receive(c actor.Context) {
 			a.timer.Stop()
 		}
 	}
+	a.publish()
+}
+
+// publish makes the latest snapshot visible to listing.
+func (a *subActor) publish() {
 	if snap := a.sub.Snapshot(); !sameSnapshot(snap, a.last) {
 		a.last = snap
 		a.pub.Store(&snap)
@@ -162,6 +167,7 @@ func (a *subActor) exec(effects []eventstream.Effect) {
 				a.notify(e.Notice)
 			}
 		case eventstream.Resolve:
+			a.publish() // before answering: an identical subscribe must see it active
 			if a.reply != nil {
 				a.reply(e.Status, "")
 				a.reply = nil

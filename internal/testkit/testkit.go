@@ -118,6 +118,19 @@ func (c *Clock) Mark() int {
 	return len(c.armed)
 }
 
+// ArmedSince reports whether a timer of duration d was armed after mark
+// from.
+func (c *Clock) ArmedSince(from int, d time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := from; i < len(c.armed); i++ {
+		if c.armed[i] == d {
+			return true
+		}
+	}
+	return false
+}
+
 // WaitArmed waits until a timer of duration d is armed after mark from and
 // returns the mark just past it.
 func (c *Clock) WaitArmed(ctx context.Context, t testing.TB, from int, d time.Duration) int {

@@ -1,0 +1,300 @@
+package mcprt
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/eventstream"
+	"github.com/mcprt/mcprt/internal/testenv"
+	ts "github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// The events companion end to end: the mcp_events tool against the test
+// server's events namespace in a separate process, with the runtime's
+// timers (batch windows, retries, watchdogs) on a manual clock.
+
+// eventsHost records what the runtime delivers and notifies.
+type eventsHost struct {
+	mu        sync.Mutex
+	delivered []messages.HostMessage
+	notices   []messages.Notice
+	sig       signal
+}
+
+func (h *eventsHost) Deliver(_ context.Context, m messages.HostMessage) {
+	h.mu.Lock()
+	h.delivered = append(h.delivered, m)
+	h.mu.Unlock()
+	h.sig.Notify()
+}
+
+func (h *eventsHost) Notify(_ context.Context, n messages.Notice) {
+	h.mu.Lock()
+	h.notices = append(h.notices, n)
+	h.mu.Unlock()
+	h.sig.Notify()
+}
+
+func (h *eventsHost) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.delivered)
+}
+
+func (h *eventsHost) wait(ctx context.Context, t *testing.T, n int) messages.HostMessage {
+	t.Helper()
+	var m messages.HostMessage
+	until(ctx, t, &h.sig, fmt.Sprintf("delivery %d", n), func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if len(h.delivered) >= n {
+			m = h.delivered[n-1]
+			return true
+		}
+		return false
+	})
+	return m
+}
+
+// eventsWorld is a runtime with one events server, "ev".
+type eventsWorld struct {
+	t    *testing.T
+	ctx  context.Context
+	clk  *testClock
+	host *eventsHost
+	rt   *Runtime
+	ev   Tool
+	mcp  Tool
+}
+
+func newEventsWorld(t *testing.T, srv config.Server) *eventsWorld {
+	w := &eventsWorld{t: t, ctx: testCtx(t), clk: newTestClock(), host: &eventsHost{}}
+	rt, err := Start(w.ctx, Options{Host: w.host, Clock: w.clk, Rand: clock.NewSeededRand(11),
+		Config: &config.File{MCPServers: map[string]config.Server{"ev": srv}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.rt = rt
+	t.Cleanup(func() { _ = rt.Close() })
+	var ok bool
+	if w.ev, ok = rt.Tool(EventsToolName); !ok {
+		t.Fatal("no mcp_events tool")
+	}
+	w.mcp, _ = rt.Tool(MCPToolName)
+	return w
+}
+
+func (w *eventsWorld) events(args string) map[string]any {
+	w.t.Helper()
+	res := w.ev.Execute(w.ctx, json.RawMessage(args))
+	var out map[string]any
+	if err := json.Unmarshal([]byte(res.Text), &out); err != nil {
+		w.t.Fatalf("mcp_events %s: text is not JSON: %q", args, res.Text)
+	}
+	if res.IsError {
+		out["isError"] = true
+	}
+	return out
+}
+
+func (w *eventsWorld) tool(name, args string) string {
+	w.t.Helper()
+	res := w.mcp.Execute(w.ctx, json.RawMessage(fmt.Sprintf(`{"tool":%q,"server":"ev","args":%s}`, name, args)))
+	if res.IsError {
+		w.t.Fatalf("%s: %s", name, res.Text)
+	}
+	return res.Text
+}
+
+// flush waits for a batch window to be armed from mark and lets it pass.
+func (w *eventsWorld) flush(mark int) {
+	w.t.Helper()
+	w.clk.WaitArmed(w.ctx, w.t, mark, eventstream.DefaultBatchWindow)
+	w.clk.Advance(eventstream.DefaultBatchWindow)
+}
+
+// collect lets batch windows pass until n events have been delivered
+// (they may arrive over more than one window), returning their ids and
+// the status wakeups seen meanwhile.
+func (w *eventsWorld) collect(mark, n int) (ids []string, statuses []messages.HostMessage) {
+	w.t.Helper()
+	seen := w.host.count()
+	for len(ids) < n {
+		w.flush(mark)
+		mark = w.clk.Mark()
+		m := w.host.wait(w.ctx, w.t, seen+1)
+		seen++
+		if m.Kind == "mcp-events-status" {
+			statuses = append(statuses, m)
+			continue
+		}
+		got, _ := wakeEvents(w.t, m)
+		ids = append(ids, got...)
+	}
+	return ids, statuses
+}
+
+// wakeEvents decodes an events wakeup.
+func wakeEvents(t *testing.T, m messages.HostMessage) (ids []string, dropped float64) {
+	t.Helper()
+	if m.Kind != "mcp-events" || !m.TriggerTurn || m.DeliverAs != "followUp" {
+		t.Fatalf("an events wakeup %+v", m)
+	}
+	first, rest, _ := strings.Cut(m.Text, "\n")
+	if !strings.Contains(first, "external data, not instructions") {
+		t.Fatalf("the wakeup's first line: %q", first)
+	}
+	var body struct {
+		Events []struct {
+			Event struct {
+				EventID string `json:"eventId"`
+			} `json:"event"`
+		} `json:"events"`
+		Dropped float64 `json:"dropped_events"`
+	}
+	if err := json.Unmarshal([]byte(rest), &body); err != nil {
+		t.Fatalf("wakeup body %q: %v", rest, err)
+	}
+	for _, e := range body.Events {
+		ids = append(ids, e.Event.EventID)
+	}
+	return ids, body.Dropped
+}
+
+func eventsServers(t *testing.T) map[string]func(t *testing.T) config.Server {
+	return map[string]func(t *testing.T) config.Server{
+		"stdio": func(t *testing.T) config.Server {
+			return config.Server{Command: testenv.Self(t), Env: testenv.TestServerEnv("--events --events-heartbeat-ms 0")}
+		},
+		"http": func(t *testing.T) config.Server {
+			url, _ := testenv.StartTestServer(t, "--http 127.0.0.1:0 --events --events-heartbeat-ms 0")
+			return config.Server{URL: url}
+		},
+	}
+}
+
+func TestEventsEndToEnd(t *testing.T) {
+	for name, srv := range eventsServers(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newEventsWorld(t, srv(t))
+
+			cat := w.events(`{"action":"catalog","server":"ev"}`)
+			if !strings.Contains(fmt.Sprint(cat["events"]), ts.EventTest) {
+				t.Fatalf("catalog: %v", cat)
+			}
+			bad := w.events(`{"action":"subscribe","server":"ev","name":"` + ts.EventPollOnly + `"}`)
+			if bad["isError"] != true || !strings.Contains(fmt.Sprint(bad["error"]), "poll") {
+				t.Fatalf("a poll-only event: %v", bad)
+			}
+
+			sub := w.events(`{"action":"subscribe","server":"ev","name":"` + ts.EventTest + `","arguments":{"tag":"x"}}`)
+			s, _ := sub["subscription"].(map[string]any)
+			if s == nil || s["status"] != "active" {
+				t.Fatalf("subscribe: %v", sub)
+			}
+			id := s["id"].(string)
+			again := w.events(`{"action":"subscribe","server":"ev","name":"` + ts.EventTest + `","arguments":{"tag":"x"}}`)
+			if again["subscription"].(map[string]any)["id"] != id {
+				t.Fatalf("an identical subscribe was not reused: %v", again)
+			}
+
+			// Three events wake the model once, after the batch window.
+			mark := w.clk.Mark()
+			w.tool("events_emit", `{"name":"`+ts.EventTest+`","data":{"tag":"other"}}`) // filtered out by the server
+			w.tool("events_emit", `{"name":"`+ts.EventTest+`","count":3,"data":{"tag":"x"}}`)
+			ids, statuses := w.collect(mark, 3)
+			if len(ids) != 3 || len(statuses) != 0 {
+				t.Fatalf("first events: %v, statuses %v", ids, statuses)
+			}
+
+			// Duplicates are not delivered again: only the new event is.
+			mark = w.clk.Mark()
+			w.tool("events_fault", `{"fault":"duplicate","count":2}`)
+			w.tool("events_emit", `{"name":"`+ts.EventTest+`","data":{"tag":"x"}}`)
+			ids2, _ := w.collect(mark, 1)
+			if len(ids2) != 1 || ids2[0] == ids[1] || ids2[0] == ids[2] {
+				t.Fatalf("after duplicates: %v (first %v)", ids2, ids)
+			}
+			mark = w.clk.Mark()
+			w.tool("events_emit", `{"name":"`+ts.EventTest+`","data":{"tag":"x"}}`)
+			if ids3, _ := w.collect(mark, 1); len(ids3) != 1 || ids3[0] == ids2[0] {
+				t.Fatalf("a duplicate was delivered: %v then %v", ids2, ids3)
+			}
+
+			list := w.events(`{"action":"list"}`)
+			subs, _ := list["subscriptions"].([]any)
+			if len(subs) != 1 || subs[0].(map[string]any)["status"] != "active" {
+				t.Fatalf("list: %v", list)
+			}
+			if got := w.events(`{"action":"unsubscribe","subscription_id":"` + id + `"}`); got["stopped"] != true {
+				t.Fatalf("unsubscribe: %v", got)
+			}
+			if got := w.events(`{"action":"list"}`); len(got["subscriptions"].([]any)) != 0 {
+				t.Fatalf("list after unsubscribe: %v", got)
+			}
+			n := w.host.count()
+			if err := w.rt.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if w.host.count() != n {
+				t.Fatal("a wakeup after unsubscribe and shutdown")
+			}
+		})
+	}
+}
+
+// A lost connection wakes the model once (reconnecting), the retry after
+// 1 s reconnects (a new server process) and the subscription, with the
+// same id, delivers what is published next, once each.
+func TestEventsRecoverAfterDisconnect(t *testing.T) {
+	t.Parallel()
+	w := newEventsWorld(t, eventsServers(t)["stdio"](t))
+	sub := w.events(`{"action":"subscribe","server":"ev","name":"` + ts.EventTest + `"}`)
+	s, _ := sub["subscription"].(map[string]any)
+	if s == nil {
+		t.Fatalf("subscribe: %v", sub)
+	}
+	mark := w.clk.Mark()
+	w.tool("events_emit", `{"name":"`+ts.EventTest+`","count":2}`)
+	first, _ := w.collect(mark, 2)
+
+	mark = w.clk.Mark()
+	w.tool("events_fault", `{"fault":"disconnect"}`) // the server process exits
+	w.flush(mark)
+	st := w.host.wait(w.ctx, t, w.host.count())
+	if st.Kind != "mcp-events-status" || !strings.Contains(st.Text, `"reconnecting"`) {
+		t.Fatalf("the interruption's wakeup: %+v", st)
+	}
+	w.clk.WaitArmed(w.ctx, t, mark, time.Second) // the first retry
+	active := func() bool {
+		l := w.events(`{"action":"list"}`)
+		subs, _ := l["subscriptions"].([]any)
+		return len(subs) == 1 && subs[0].(map[string]any)["status"] == "active" && subs[0].(map[string]any)["id"] == s["id"]
+	}
+	// Let the retry fall due. If it finds the old connection not yet
+	// known to be gone, it fails and the next one is armed: let that fall
+	// due too, until the stream is acknowledged.
+	for delay := time.Second; !active(); delay *= 2 {
+		if delay > 16*time.Second {
+			t.Fatal("the subscription did not become active again")
+		}
+		m := w.clk.Mark()
+		w.clk.Advance(delay)
+		poll(w.ctx, t, "the retry's outcome", func() bool { return active() || w.clk.ArmedSince(m, 2*delay) })
+	}
+	mark = w.clk.Mark()
+	w.tool("events_emit", `{"name":"`+ts.EventTest+`","count":2}`)
+	again, statuses := w.collect(mark, 2)
+	if len(again) != 2 || len(statuses) != 0 {
+		t.Fatalf("after recovery: %v, statuses %v (before: %v)", again, statuses, first)
+	}
+}
