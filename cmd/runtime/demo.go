@@ -62,8 +62,14 @@ func demoCmd(g *globals) *cobra.Command {
 			if err := os.WriteFile(note, []byte("Hello from a file the demo server read for mcprt.\n"), 0o600); err != nil {
 				return failed("cannot write the demo's sample file")
 			}
-			o := mcprt.Options{Config: &config.File{MCPServers: map[string]config.Server{
-				"demo": {Command: self, Args: []string{"demo-server", "--root", dir}},
+			state, err := os.MkdirTemp("", "mcprt-demo-state-")
+			if err != nil {
+				return failed("cannot create a state directory for the demo")
+			}
+			defer os.RemoveAll(state)
+			host := newDemoHost(cliHost{w: g.stderr})
+			o := mcprt.Options{Host: host, Config: &config.File{MCPServers: map[string]config.Server{
+				"demo": {Command: self, Args: []string{"demo-server", "--root", dir, "--state-dir", state}},
 			}}}
 			if g.verbose {
 				o.Logger = nil
@@ -104,6 +110,10 @@ func demoCmd(g *globals) *cobra.Command {
 				return failed("the demo expected tool_not_found for an unknown tool")
 			}
 			if _, err := step("status again: connected", map[string]any{}); err != nil {
+				return err
+			}
+			tour := &eventsTour{ctx: cmd.Context(), rt: rt, host: host, dir: dir, say: say, seen: map[string]int{}}
+			if err := tour.run(); err != nil {
 				return err
 			}
 			say("\nDone in %s. Closing the runtime stops the server and reaps its process.", time.Since(start).Round(time.Millisecond))
