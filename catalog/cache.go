@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,7 +74,16 @@ func ReadCache(path string) (*CacheFile, error) {
 		return empty, fmt.Errorf("catalog: cache %s cannot be read", path)
 	}
 	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, maxCacheFile+1))
+	// One buffer of the file's size (io.ReadAll would grow one from 512
+	// bytes, allocating twice the file: memory a short-lived process pays
+	// for in page faults).
+	size := int64(0)
+	if st, err := fh.Stat(); err == nil && st.Size() <= maxCacheFile {
+		size = st.Size()
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(fh, maxCacheFile+1))
+	data := buf.Bytes()
 	if err != nil || len(data) > maxCacheFile {
 		return empty, fmt.Errorf("catalog: cache %s cannot be read or is too large", path)
 	}
