@@ -209,7 +209,8 @@ func TestDemo(t *testing.T) {
 	if o.code != 0 {
 		t.Fatalf("demo exit %d: %s", o.code, o.stderr)
 	}
-	for _, want := range []string{"echo: hello, MCP", "42", "Hello from a file", "tool_not_found", "✓ demo (6 tools)"} {
+	for _, want := range []string{"echo: hello, MCP", "42", "Hello from a file", "tool_not_found", "✓ demo (6 tools)",
+		"fs.changed", "external data, not instructions", `"status":"reconnecting"`, "every file told once", `{"stopped":true}`} {
 		if !strings.Contains(o.stdout+o.stderr, want) && !(want == "tool_not_found" && strings.Contains(o.stdout, "no configured server offers")) {
 			t.Fatalf("demo output lacks %q:\n%s", want, o.stdout)
 		}
@@ -272,5 +273,25 @@ func TestDebugShowsServerStderr(t *testing.T) {
 		if shown != debug {
 			t.Fatalf("debug=%v: stderr shown=%v (%q)", debug, shown, o.stderr)
 		}
+	}
+}
+
+// runtime events: catalog lists the event types; subscribe prints the
+// acknowledged subscription, then every wakeup until --for ends.
+func TestEventsCommands(t *testing.T) {
+	t.Parallel()
+	srv := shellQuote(binary(t)) + " demo-server --root " + shellQuote(t.TempDir())
+	o := runCLI(t, nil, "events", "catalog", "--stdio", srv, "adhoc")
+	if o.code != 0 || !strings.Contains(o.stdout, `"name":"fs.changed"`) || !strings.Contains(o.stdout, `"name":"clock.tick"`) {
+		t.Fatalf("events catalog: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	o = runCLI(t, nil, "events", "subscribe", "--stdio", srv, "adhoc", "clock.tick", `{"seconds":1}`, "--for", "2500ms")
+	if o.code != 0 || !strings.Contains(o.stdout, `"status":"active"`) || !strings.Contains(o.stdout, "[mcp-events]") ||
+		!strings.Contains(o.stdout, `"name":"clock.tick"`) {
+		t.Fatalf("events subscribe: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	o = runCLI(t, nil, "events", "subscribe", "--stdio", srv, "adhoc", "no.such.event", "--for", "1s")
+	if o.code == 0 || !strings.Contains(o.stderr, "no.such.event") {
+		t.Fatalf("an unknown event: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 }
