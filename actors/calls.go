@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/asynkron/protoactor-go/actor"
 	"sync"
 	"time"
 
@@ -145,11 +144,6 @@ func (s *System) Close() error {
 		s.closeErr = fmt.Errorf("actors: shutdown did not finish within %s", ShutdownTimeout)
 		close(s.done)
 		return s.closeErr
-	}
-	if s.events != nil {
-		for _, pid := range []*actor.PID{s.events.pid, s.events.batches.events, s.events.batches.status} {
-			s.env.system.Root.Stop(pid)
-		}
 	}
 	s.env.system.Root.Stop(s.env.root)
 	select {

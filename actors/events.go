@@ -101,22 +101,28 @@ type catalogFetch struct {
 }
 
 type eventsActor struct {
-	env      *env
-	proto    *Protocol
-	me       *actor.PID
-	batches  batchPIDs
-	notify   func(messages.Notice)
-	limits   eventstream.Limits
-	subs     []*subRecord
-	sessions map[string]*eventsSession
-	closed   bool
-	stopped  *atomic.Bool
+	env         *env
+	proto       *Protocol
+	me          *actor.PID
+	batches     batchPIDs
+	notify      func(messages.Notice)
+	deliver     func(messages.HostMessage)
+	batchLimits eventstream.BatchLimits
+	limits      eventstream.Limits
+	subs        []*subRecord
+	sessions    map[string]*eventsSession
+	closed      bool
+	stopped     *atomic.Bool
 }
 
 func (a *eventsActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.me = c.Self()
+		a.batches = batchPIDs{
+			events: c.Spawn(a.env.props(newBatchActor(a.env, eventstream.NewEventBatcher(a.batchLimits), a.deliver, a.stopped))),
+			status: c.Spawn(a.env.props(newBatchActor(a.env, eventstream.NewStatusBatcher(a.batchLimits), a.deliver, a.stopped))),
+		}
 	case evCatalog:
 		if a.closed {
 			m.reply(nil, shutdownErr(m.server))

@@ -16,12 +16,11 @@ import (
 type Events struct {
 	sys     *System
 	pid     *actor.PID
-	batches batchPIDs
 	stopped atomic.Bool
 }
 
 // startEvents registers the events protocol and spawns the events actor
-// and its two batchers.
+// (which spawns its two batchers).
 func (s *System) startEvents(cfg Config) error {
 	proto, err := s.RegisterProtocol(EventsDefinition)
 	if err != nil {
@@ -29,23 +28,15 @@ func (s *System) startEvents(cfg Config) error {
 	}
 	e := s.env
 	ev := &Events{sys: s}
-	deliver := cfg.Deliver
-	root := e.system.Root
-	evB, err := root.SpawnNamed(e.props(newBatchActor(e, eventstream.NewEventBatcher(cfg.EventBatch), deliver, &ev.stopped)), "mcprt/events/batch")
-	if err != nil {
-		return err
-	}
-	stB, err := root.SpawnNamed(e.props(newBatchActor(e, eventstream.NewStatusBatcher(cfg.EventBatch), deliver, &ev.stopped)), "mcprt/events/status")
-	if err != nil {
-		return err
-	}
-	a := &eventsActor{env: e, proto: proto, batches: batchPIDs{events: evB, status: stB}, notify: cfg.Notify,
+	a := &eventsActor{env: e, proto: proto, notify: cfg.Notify, deliver: cfg.Deliver, batchLimits: cfg.EventBatch,
 		limits: cfg.Events, sessions: map[string]*eventsSession{}, stopped: &ev.stopped}
-	ev.batches = a.batches
-	ev.pid, err = root.SpawnNamed(e.props(func() actor.Actor { return a }, actor.WithSupervisor(stopOnFailure)), "mcprt/events")
+	ev.pid, err = e.system.Root.SpawnNamed(e.props(func() actor.Actor { return a }, actor.WithSupervisor(stopOnFailure)), "mcprt/events")
 	if err != nil {
 		return err
 	}
+	// The root stops it (and with it every subscription and batcher) at
+	// the end of shutdown, and waits for that.
+	e.send(e.root, watchAlso{pid: ev.pid})
 	s.events = ev
 	return nil
 }

@@ -33,7 +33,13 @@ type rootActor struct {
 	shutdownReply func()
 	watching      int
 	stopped       func()
+	// also are actors besides the servers that shutdown stops last and
+	// waits for (the events companion).
+	also []*actor.PID
 }
+
+// watchAlso adds an actor for the root to stop at the end of shutdown.
+type watchAlso struct{ pid *actor.PID }
 
 type slotKey struct {
 	id  string
@@ -67,6 +73,8 @@ func (r *rootActor) Receive(c actor.Context) {
 		r.childFailed(m)
 	case restartChild:
 		r.restart(m.rec)
+	case watchAlso:
+		r.also = append(r.also, m.pid)
 	case shutdownAll:
 		r.shutdown(c, m.reply)
 	case serverShutdownDone:

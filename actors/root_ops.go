@@ -101,7 +101,11 @@ func (r *rootActor) shutdown(c actor.Context, reply func()) {
 // stopChildren stops every server actor once they have all closed their
 // connections; the shutdown reply runs when the last one has terminated.
 func (r *rootActor) stopChildren(c actor.Context) {
-	r.watching = len(r.records)
+	r.watching = len(r.records) + len(r.also)
+	for _, pid := range r.also {
+		c.Watch(pid)
+		c.Stop(pid)
+	}
 	if r.watching == 0 {
 		reply := r.shutdownReply
 		r.shutdownReply = nil
