@@ -2,6 +2,7 @@ package mcprt
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -76,9 +77,16 @@ type eventsWorld struct {
 }
 
 func newEventsWorld(t *testing.T, srv config.Server) *eventsWorld {
+	return newEventsWorldWith(t, srv, Options{})
+}
+
+// newEventsWorldWith is newEventsWorld with opts (its Host, Clock, Rand
+// and Config are the world's).
+func newEventsWorldWith(t *testing.T, srv config.Server, opts Options) *eventsWorld {
 	w := &eventsWorld{t: t, ctx: testCtx(t), clk: newTestClock(), host: &eventsHost{}}
-	rt, err := Start(w.ctx, Options{Host: w.host, Clock: w.clk, Rand: clock.NewSeededRand(11),
-		Config: &config.File{MCPServers: map[string]config.Server{"ev": srv}}})
+	opts.Host, opts.Clock, opts.Rand = w.host, w.clk, clock.NewSeededRand(11)
+	opts.Config = &config.File{MCPServers: map[string]config.Server{"ev": srv}}
+	rt, err := Start(w.ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,5 +304,40 @@ func TestEventsRecoverAfterDisconnect(t *testing.T) {
 	again, statuses := w.collect(mark, 2)
 	if len(again) != 2 || len(statuses) != 0 {
 		t.Fatalf("after recovery: %v, statuses %v (before: %v)", again, statuses, first)
+	}
+}
+
+// A burst far larger than a stream's window (StreamWindow frames in
+// flight) goes through without a queue growing: the reader waits for the
+// consumer. One batch takes what fits (256 items) and counts the rest as
+// dropped_events, so delivered + dropped is the whole burst.
+func TestEventsBurstIsBoundedAndCounted(t *testing.T) {
+	t.Parallel()
+	srv := config.Server{Command: testenv.Self(t), Env: testenv.TestServerEnv("--events --events-heartbeat-ms 0 --events-retention 5000")}
+	w := newEventsWorld(t, srv)
+	if sub := w.events(`{"action":"subscribe","server":"ev","name":"` + ts.EventTest + `"}`); sub["subscription"] == nil {
+		t.Fatalf("subscribe: %v", sub)
+	}
+	const burst = 1000
+	mark := w.clk.Mark()
+	w.tool("events_emit", fmt.Sprintf(`{"name":%q,"count":%d}`, ts.EventTest, burst))
+	w.clk.WaitArmed(w.ctx, t, mark, eventstream.DefaultBatchWindow)
+	// Every frame has reached the subscription once its cursor is the
+	// burst's last: the test server's cursors are base64url JSON
+	// [epoch, name, sequence].
+	poll(w.ctx, t, "the whole burst handled", func() bool {
+		subs, _ := w.events(`{"action":"list"}`)["subscriptions"].([]any)
+		if len(subs) != 1 {
+			return false
+		}
+		c, _ := subs[0].(map[string]any)["cursor"].(string)
+		raw, err := base64.RawURLEncoding.DecodeString(c)
+		var parts []any
+		return err == nil && json.Unmarshal(raw, &parts) == nil && len(parts) == 3 && parts[2] == float64(burst)
+	})
+	w.clk.Advance(eventstream.DefaultBatchWindow)
+	ids, dropped := wakeEvents(t, w.host.wait(w.ctx, t, 1))
+	if len(ids) != 256 || len(ids)+int(dropped) != burst {
+		t.Fatalf("delivered %d, dropped %v, want 256 + %d", len(ids), dropped, burst-256)
 	}
 }

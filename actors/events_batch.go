@@ -25,9 +25,12 @@ type batchActor[T any] struct {
 // batchAdd adds one prepared item; batchFlush is the window's timer;
 // batchClear discards everything (shutdown).
 type (
-	batchAdd[T any] struct{ item eventstream.Encoded[T] }
-	batchFlush      struct{ token uint64 }
-	batchClear      struct{ reply func() }
+	batchAdd[T any] struct {
+		item eventstream.Encoded[T]
+		done func() // returns the frame's credit, if any
+	}
+	batchFlush struct{ token uint64 }
+	batchClear struct{ reply func() }
 )
 
 func newBatchActor[T any](e *env, b *eventstream.Batcher[T], deliver func(messages.HostMessage), stopped *atomic.Bool) actor.Producer {
@@ -41,6 +44,9 @@ func (a *batchActor[T]) Receive(c actor.Context) {
 	case batchAdd[T]:
 		if !a.stopped.Load() {
 			a.exec(a.b.Add(m.item))
+		}
+		if m.done != nil {
+			m.done()
 		}
 	case batchFlush:
 		msg, ok := a.b.Fire(m.token)

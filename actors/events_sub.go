@@ -33,6 +33,9 @@ type subActor struct {
 	// pub is where the subscription's latest snapshot is published for
 	// listing, without messaging it.
 	pub *atomic.Pointer[eventstream.Snapshot]
+	// frameDone is the credit of the frame being handled; a delivery takes
+	// it along to the batcher, so the window covers every queue up to it.
+	frameDone func()
 }
 
 type batchPIDs struct{ events, status *actor.PID }
@@ -42,6 +45,7 @@ type (
 	subFrame struct {
 		stream uint64
 		frame  eventstream.Frame
+		done   func() // returns the frame's credit (see StreamWindow)
 	}
 	subStreamEnded struct {
 		stream uint64
@@ -73,7 +77,12 @@ func (a *subActor) Receive(c actor.Context) {
 		a.me = c.Self()
 		a.exec(a.sub.Start())
 	case subFrame:
+		a.frameDone = m.done
 		a.exec(a.sub.Frame(a.now(), m.stream, m.frame))
+		if a.frameDone != nil { // nothing to deliver: the frame is done
+			a.frameDone()
+			a.frameDone = nil
+		}
 	case subStreamEnded:
 		delete(a.streams, m.stream)
 		a.exec(a.sub.StreamEnded(m.stream, m.end))
@@ -121,9 +130,9 @@ func (a *subActor) sessionReady(m subSession) {
 	}
 	params, _ := json.Marshal(m.params)
 	me, n := a.me, m.stream
-	a.streams[n] = m.h.OpenStreamWith(methodEventsStream, params,
-		func(method string, p json.RawMessage) error {
-			a.env.send(me, subFrame{stream: n, frame: eventstream.Decode(method, p)})
+	a.streams[n] = m.h.OpenStreamDeferred(methodEventsStream, params,
+		func(method string, p json.RawMessage, done func()) error {
+			a.env.send(me, subFrame{stream: n, frame: eventstream.Decode(method, p), done: done})
 			return nil
 		},
 		func(end messages.End) { a.env.send(me, subStreamEnded{stream: n, end: end}) })
@@ -155,8 +164,12 @@ func (a *subActor) exec(effects []eventstream.Effect) {
 				a.timer = nil
 			}
 		case eventstream.Deliver:
+			done := a.frameDone
+			a.frameDone = nil
 			if enc, err := eventstream.PrepareEvent(e.Item); err == nil {
-				a.env.send(a.batches.events, batchAdd[*eventstream.EventItem]{item: enc})
+				a.env.send(a.batches.events, batchAdd[*eventstream.EventItem]{item: enc, done: done})
+			} else if done != nil {
+				done()
 			}
 		case eventstream.Wake:
 			if enc, err := eventstream.PrepareStatus(e.Status); err == nil {

@@ -137,6 +137,21 @@ func (h *Session) OpenStreamWith(method string, params json.RawMessage, handler 
 	return st
 }
 
+// StreamWindow is how many notifications of one stream may be in flight
+// between the connection and the consumer: beyond it the connection's
+// reader waits (backpressure), so a burst never grows a queue.
+const StreamWindow = 256
+
+// OpenStreamDeferred is OpenStreamWith for a consumer that finishes a
+// frame later, in another actor: handler calls done when the frame is
+// fully handled, and until then the frame counts against StreamWindow.
+func (h *Session) OpenStreamDeferred(method string, params json.RawMessage, handler func(method string, params json.RawMessage, done func()) error, onEnd func(messages.End)) *Stream {
+	st := newStream(h.sys, h.server)
+	st.onEnd = onEnd
+	h.post(sessOpen{stream: st, method: method, params: params, deferred: handler, methods: h.notifications}, st.refused)
+	return st
+}
+
 // RequestAsync sends one request without waiting: reply runs once with
 // the outcome. Actors use it.
 func (h *Session) RequestAsync(method string, params json.RawMessage, reply func(messages.Reply)) {

@@ -35,7 +35,10 @@ type (
 		method  string // "" for an observer
 		params  json.RawMessage
 		handler Handler
-		methods []string // routed notifications (stream) or watched ones (observer)
+		// deferred, instead of handler, takes the frame and calls done
+		// once it is fully handled (the frame's credit returns then).
+		deferred func(method string, params json.RawMessage, done func()) error
+		methods  []string // routed notifications (stream) or watched ones (observer)
 	}
 	sessClose struct{}
 	// unbound acknowledges unbind: the server forwards nothing more.

@@ -3,6 +3,7 @@ package actors
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -31,6 +32,7 @@ type streamActor struct {
 	// settled: the server holds nothing of it any more (the request's
 	// outcome arrived, or the observer was removed).
 	settled bool
+	credits *messages.Credits // a stream's window (nil for an observer)
 }
 
 func newStreamActor(e *env, server, session *actor.PID, gen uint64, open sessOpen) actor.Producer {
@@ -48,6 +50,9 @@ func (a *streamActor) Receive(c actor.Context) {
 		a.h.markSent()
 	case messages.StreamNotification:
 		a.h.markSent() // a frame implies the request was written
+		if _, ended := a.st.Ended(); ended {
+			a.release()
+		}
 		a.exec(c, a.st.Frame(m.Method, m.Params))
 	case observerFrame:
 		a.exec(c, a.st.Frame(m.method, m.params))
@@ -87,9 +92,10 @@ func (a *streamActor) started(c actor.Context) {
 		return
 	}
 	me := a.me
+	a.credits = messages.NewCredits(StreamWindow)
 	a.env.send(a.server, &messages.Request{Token: a.h.token, Gen: a.gen, Method: a.open.method, Params: a.open.params,
 		Deadline: messages.DeadlineNone, Origin: messages.OriginInternal,
-		Stream: &messages.StreamSpec{Methods: a.open.methods, Sink: a.env.sinkFor(me)},
+		Stream: &messages.StreamSpec{Methods: a.open.methods, Sink: a.env.sinkFor(me), Credits: a.credits},
 		Reply:  func(r messages.Reply) { a.env.send(me, streamOutcome{r}) }})
 }
 
@@ -113,6 +119,9 @@ func (a *streamActor) exec(c actor.Context, effects []extension.StreamEffect) {
 				a.env.send(a.server, &messages.Abort{Token: a.h.token})
 			}
 		case extension.Finish:
+			if a.credits != nil {
+				a.credits.Close() // a reader waiting for a credit goes on; the rest is dropped
+			}
 			a.h.finish(e.End)
 			a.env.send(a.session, streamDone{token: a.h.token})
 			a.maybeStop(c)
@@ -120,17 +129,34 @@ func (a *streamActor) exec(c actor.Context, effects []extension.StreamEffect) {
 	}
 }
 
-// deliver runs the consumer's handler; a panic is its failure too.
+// deliver runs the consumer's handler; a panic is its failure too. The
+// frame's credit returns when the handler has returned, or, for a
+// deferred handler, when it says the frame is done (or failed).
 func (a *streamActor) deliver(method string, params json.RawMessage) (err error) {
+	var once sync.Once
+	release := func() { once.Do(a.release) }
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
 		}
+		if err != nil || a.open.deferred == nil {
+			release()
+		}
 	}()
-	if a.open.handler == nil {
-		return nil
+	switch {
+	case a.open.deferred != nil:
+		return a.open.deferred(method, params, release)
+	case a.open.handler != nil:
+		return a.open.handler(method, params)
 	}
-	return a.open.handler(method, params)
+	return nil
+}
+
+// release returns one frame's credit (observers have none).
+func (a *streamActor) release() {
+	if a.credits != nil {
+		a.credits.Release()
+	}
 }
 
 // maybeStop stops the actor once it has ended and the server holds

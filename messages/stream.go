@@ -1,6 +1,9 @@
 package messages
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"sync"
+)
 
 // Streams are long-lived requests of protocol extensions (for example
 // events/stream): the server answers with notifications correlated to the
@@ -19,9 +22,12 @@ type StreamSpec struct {
 	// to normal handling.
 	Methods []string
 	// Sink receives the stream's StreamSent and StreamNotification
-	// messages, in order; it must not block for long (the connection's
-	// reader waits for it, which is how a slow consumer pushes back).
+	// messages, in order; it must not block for long.
 	Sink Sink
+	// Credits, when set, bound the stream's notifications in flight: the
+	// port takes one before each StreamNotification (its reader waits),
+	// the consumer returns it when done with the frame.
+	Credits *Credits
 }
 
 // StreamSent says a stream's request has been written to the connection
@@ -77,3 +83,57 @@ type End struct {
 	// with one that had a numeric code.
 	ProtocolError *ProtocolError
 }
+
+// Credits bound the frames of one stream between the connection port and
+// the stream's consumer: the port takes a credit before it hands a frame
+// on (a production reader waits for one, which pushes back on the server
+// through the transport; a simulated server holds the frame), and the
+// consumer returns it once the frame is fully handled. Close ends the
+// bound for good (the stream ended: what still arrives is dropped anyway).
+// A Credits is safe for concurrent use.
+type Credits struct {
+	slots  chan struct{}
+	closed chan struct{}
+	once   sync.Once
+}
+
+// NewCredits returns n credits.
+func NewCredits(n int) *Credits {
+	return &Credits{slots: make(chan struct{}, n), closed: make(chan struct{})}
+}
+
+// Acquire takes a credit, waiting for one; it returns false when cancel
+// is closed first. After Close it returns true at once.
+func (c *Credits) Acquire(cancel <-chan struct{}) bool {
+	select {
+	case c.slots <- struct{}{}:
+		return true
+	case <-c.closed:
+		return true
+	case <-cancel:
+		return false
+	}
+}
+
+// TryAcquire takes a credit if one is free (or after Close).
+func (c *Credits) TryAcquire() bool {
+	select {
+	case c.slots <- struct{}{}:
+		return true
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Release returns a credit (a release without a matching take is ignored).
+func (c *Credits) Release() {
+	select {
+	case <-c.slots:
+	default:
+	}
+}
+
+// Close lifts the bound.
+func (c *Credits) Close() { c.once.Do(func() { close(c.closed) }) }

@@ -25,6 +25,9 @@ func (c *conn) openStream(op messages.Op, st *opState) {
 	c.router.register(id, &route{
 		methods: methods,
 		deliver: func(method string, params json.RawMessage) {
+			if spec.Credits != nil && !spec.Credits.Acquire(c.ctx.Done()) {
+				return // the connection is closing
+			}
 			spec.Sink(messages.StreamNotification{Server: c.server, Gen: c.gen, ID: op.ID, Method: method, Params: params})
 		},
 		cancelled: func() { c.serverCancel(op, st) },
