@@ -26,9 +26,17 @@ type env struct {
 }
 
 // props builds the Props of every actor the runtime spawns, so that all of
-// them run on the injected dispatcher.
+// them run on the injected dispatcher. A dispatcher that is also an
+// actor.MailboxMiddleware sees every message posted to every mailbox,
+// before it is queued, on the posting goroutine: the simulator uses that to
+// hold posts from goroutines other than its own until the activation
+// running then has finished (see docs/simulation.md).
 func (e *env) props(p actor.Producer, opts ...actor.PropsOption) *actor.Props {
-	return actor.PropsFromProducer(p, append([]actor.PropsOption{actor.WithDispatcher(e.dispatcher)}, opts...)...)
+	base := []actor.PropsOption{actor.WithDispatcher(e.dispatcher)}
+	if mw, ok := e.dispatcher.(actor.MailboxMiddleware); ok {
+		base = append(base, actor.WithMailbox(actor.Unbounded(mw)))
+	}
+	return actor.PropsFromProducer(p, append(base, opts...)...)
 }
 
 // send posts msg to pid from outside any actor's context.

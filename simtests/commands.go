@@ -146,7 +146,8 @@ func cmdSeed(r *runner, a string) error {
 		return fmt.Errorf("usage: seed N")
 	}
 	if !r.fixedSeed {
-		r.w.Seed, r.w.Disp, r.w.Rand = seed, NewDispatcher(seed), clock.NewSeededRand(seed)
+		r.w.Seed, r.w.Rand = seed, clock.NewSeededRand(seed)
+		r.w.Disp.Reseed(seed)
 	}
 	return nil
 }

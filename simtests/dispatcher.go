@@ -14,6 +14,13 @@ import (
 // with Step, picking it with a seeded generator, or the oldest first when
 // the dispatcher is FIFO.
 type Dispatcher struct {
+	// Yield makes every post an activation makes yield the processor
+	// (runtime.Gosched) first, as if the Go scheduler preempted the
+	// simulation there: host goroutines woken by the activation so far run
+	// in the middle of it. Runs must replay and give the same traces with
+	// it as without it (-yield).
+	Yield bool
+
 	mu sync.Mutex
 	// The fields below are guarded by mu.
 	queue    []func()
@@ -22,23 +29,38 @@ type Dispatcher struct {
 	simGID   uint64     // the goroutine running activations
 	hazards  int        // Schedule calls from another goroutine during an activation
 	steps    int
+
+	// The post gate (gate.go).
+	stackHi, stackLo uintptr        // the simulation goroutine's pinned stack
+	held             []heldPost     // posts from other goroutines, waiting
+	ranks            map[uint64]int // goroutine id -> host operation start order
+	midStep          int            // posts held that arrived during an activation
+	moved            int            // the simulation's posts from off its pinned stack
 }
 
 // NewDispatcher returns a dispatcher choosing with the given seed; seed 0
 // makes it FIFO.
 func NewDispatcher(seed uint64) *Dispatcher {
 	d := &Dispatcher{}
+	d.Reseed(seed)
+	return d
+}
+
+// Reseed makes the dispatcher choose with seed from now on (0: FIFO).
+func (d *Dispatcher) Reseed(seed uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.rng = nil
 	if seed != 0 {
 		d.rng = rand.New(rand.NewPCG(seed, seed^0x5eed))
 	}
-	return d
 }
 
 // Schedule queues an activation.
 func (d *Dispatcher) Schedule(fn func()) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.stepping && goroutineID() != d.simGID {
+	if d.stepping && !d.fromSim() {
 		d.hazards++
 	}
 	d.queue = append(d.queue, fn)
@@ -64,9 +86,6 @@ func (d *Dispatcher) Step() bool {
 	}
 	fn := d.queue[i]
 	d.queue = append(d.queue[:i], d.queue[i+1:]...)
-	if d.simGID == 0 {
-		d.simGID = goroutineID()
-	}
 	d.stepping = true
 	d.steps++
 	d.mu.Unlock()

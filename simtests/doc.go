@@ -26,10 +26,11 @@
 // activations, fires timers and delivers port outcomes. Host calls block, so
 // each runs on its own goroutine, started one at a time with synctest.Wait
 // in between, and the loop waits (synctest.Wait) for host goroutines to
-// block again before every step. The package runs with GOMAXPROCS(1) so a
-// host goroutine woken from inside an activation only runs after that
-// activation has finished; the Dispatcher reports it if one ever runs
-// during an activation. At most one host operation that posts to the
-// runtime after being woken (see hostOp.risky) is in flight at a time, so
-// no two goroutines race to post.
+// block again before every step. A host goroutine may run at any time (a
+// reply wakes it from inside an activation, and the Go scheduler may
+// preempt the simulation goroutine then), but whatever it posts to an
+// actor is held by the post gate (gate.go, a mailbox middleware) until the
+// loop waits between steps, and released one post at a time in host
+// operation start order. So where a host goroutine's posts land depends on
+// the seed alone, on one processor or several (-procs).
 package simtests

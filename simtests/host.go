@@ -29,11 +29,6 @@ type hostOp struct {
 	id, what string
 	kind     string // call, list, mcp, connect, status, close
 	server   string // the server concerned ("" when unknown or none)
-	// risky is set for operations that, woken by a reply, post to the
-	// runtime again: a call whose tool must be looked up first (list, then
-	// call), and Runtime.Connect (connect, then list). Two of them in
-	// flight could race to post; the simulator never runs two at once.
-	risky bool
 	// lookup is set for a call that may list servers to find its tool;
 	// unknown is how many servers it may list. Cancelling such a call
 	// while it lists two or more is not replayable: the proxy tool posts
@@ -100,16 +95,6 @@ func (h *Host) Op(id string) *hostOp { return h.byID[id] }
 // Active returns how many operations have not finished.
 func (h *Host) Active() int { return len(h.active) }
 
-// riskyActive reports whether a risky operation is in flight.
-func (h *Host) riskyActive() bool {
-	for _, op := range h.active {
-		if op.risky {
-			return true
-		}
-	}
-	return false
-}
-
 // owner returns the simulated server offering tool, or "".
 func (h *Host) owner(tool string) string {
 	for _, name := range h.w.order {
@@ -133,7 +118,7 @@ func (h *Host) Call(id, tool, args string) error {
 	input, _ := json.Marshal(map[string]json.RawMessage{"tool": json.RawMessage(strconv.Quote(tool)), "args": full})
 	op := &hostOp{id: id, kind: "call", what: "call " + tool + " " + string(full), server: h.owner(tool)}
 	if op.server == "" || !h.known[op.server] {
-		op.lookup, op.risky = true, op.server != ""
+		op.lookup = true
 		for _, name := range h.w.order {
 			if !h.known[name] {
 				op.unknown++
@@ -150,14 +135,14 @@ func (h *Host) List(id, server string) error {
 }
 
 // MCP starts a call of the mcp tool with raw input. Input naming a tool
-// counts as risky (it may look the tool up first).
+// is a lookup (it may list servers to find the tool first).
 func (h *Host) MCP(id, input string) error {
 	op := &hostOp{id: id, kind: "mcp", what: "mcp " + input}
 	var probe struct {
 		Tool string `json:"tool"`
 	}
 	if json.Unmarshal([]byte(input), &probe) == nil && probe.Tool != "" {
-		op.risky, op.lookup, op.unknown = true, true, len(h.w.order)
+		op.lookup, op.unknown = true, len(h.w.order)
 	}
 	return h.start(op, h.mcp(json.RawMessage(input)))
 }
@@ -185,7 +170,7 @@ func (h *Host) Connect(id, server string, fresh bool) error {
 		what += " fresh"
 	}
 	rt := h.w.rt
-	return h.start(&hostOp{id: id, kind: "connect", what: what, server: server, risky: true}, func(ctx context.Context) outcome {
+	return h.start(&hostOp{id: id, kind: "connect", what: what, server: server}, func(ctx context.Context) outcome {
 		info, err := rt.Connect(ctx, server, fresh)
 		if err != nil {
 			return errOutcome(err)
@@ -247,16 +232,17 @@ func (h *Host) start(op *hostOp, run func(context.Context) outcome) error {
 	if h.byID[op.id] != nil {
 		return fmt.Errorf("host operation %q exists already", op.id)
 	}
-	if op.risky && h.riskyActive() {
-		return fmt.Errorf("%s: another call that must look its tool up, or a connect, is in flight; two at once would race to post (see docs/simulation.md)", op.id)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	op.cancel, op.ch, op.start = cancel, make(chan outcome, 1), h.w.Now()
 	h.w.Tracef("host %s %s", op.id, op.what)
 	h.w.inv.hostStarted(op) // before op counts as active
 	h.byID[op.id] = op
 	h.active = append(h.active, op)
-	go func() { op.ch <- run(ctx) }()
+	seq := len(h.byID)
+	go func() {
+		h.w.Disp.hostGoroutine(seq)
+		op.ch <- run(ctx)
+	}()
 	h.w.quiet()
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"unsafe"
 )
 
 var rewrite = flag.Bool("rewrite", false, "TestScenarios: write each command's actual trace into testdata/*.txt")
@@ -21,7 +22,7 @@ var scenarioSeeds = []uint64{1, 2, 3}
 
 // runScenario runs a parsed scenario in its own bubble with the given seed
 // (0: FIFO, the expected output's order).
-func runScenario(t *testing.T, s *script, seed uint64) (outputs [][]string, trace string, err error) {
+func runScenario(t *testing.T, s *script, seed uint64, yield bool) (outputs [][]string, trace string, err error) {
 	defer noGC()()
 	defer func() {
 		if p := recover(); p != nil {
@@ -29,7 +30,10 @@ func runScenario(t *testing.T, s *script, seed uint64) (outputs [][]string, trac
 		}
 	}()
 	synctest.Test(t, func(t *testing.T) {
+		var anchor byte // the bottom of the simulation goroutine's stack (gate.go)
 		w := NewWorld(seed)
+		w.Disp.Pin(uintptr(unsafe.Pointer(&anchor)))
+		w.Disp.Yield = yield
 		outputs, err = runScript(w, s, seed != 0)
 		if err != nil {
 			if derr := w.Drain(); derr != nil {
@@ -38,6 +42,9 @@ func runScenario(t *testing.T, s *script, seed uint64) (outputs [][]string, trac
 		}
 		if err == nil && w.Disp.Hazards() > 0 {
 			err = fmt.Errorf("%d activation(s) scheduled by a host goroutine during an activation", w.Disp.Hazards())
+		}
+		if err == nil && w.Disp.StackMoved() > 0 {
+			err = fmt.Errorf("the simulation goroutine's stack moved (%d posts from off its pinned stack): raise stackReserve in gate.go", w.Disp.StackMoved())
 		}
 		trace = w.Trace()
 		endBubble()
@@ -69,7 +76,7 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", file, err)
 			}
-			outputs, trace, err := runScenario(t, s, 0)
+			outputs, trace, err := runScenario(t, s, 0, *yieldFlag)
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", file, err, tail(trace, 40))
 			}
@@ -87,12 +94,12 @@ func TestScenarios(t *testing.T) {
 				}
 			}
 			for _, seed := range seeds {
-				_, first, err := runScenario(t, s, seed)
+				_, first, err := runScenario(t, s, seed, *yieldFlag)
 				repro := fmt.Sprintf("go test ./simtests -run 'TestScenarios/%s$' -seed=%d -v", name, seed)
 				if err != nil {
 					t.Fatalf("%s with seed %d: %v\n%s\nreproduce with: %s", file, seed, err, tail(first, 40), repro)
 				}
-				_, second, _ := runScenario(t, s, seed)
+				_, second, _ := runScenario(t, s, seed, true) // yielding changes nothing (gate.go)
 				if first != second {
 					t.Fatalf("%s with seed %d: the two runs' traces differ at %s\nreproduce with: %s", file, seed, firstDiff(first, second), repro)
 				}

@@ -1,6 +1,7 @@
 package simtests
 
 import (
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,9 +9,11 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
+	"unsafe"
 )
 
 var (
@@ -18,13 +21,21 @@ var (
 	seedsFlag = flag.Int("seeds", 500, "TestSim: how many seeds to run, from -first-seed on")
 	firstSeed = flag.Uint64("first-seed", 1, "TestSim: the first seed of the campaign")
 	strict    = flag.Bool("strict", false, "TestSim: fail on known issues too (see known.go)")
+	yieldFlag = flag.Bool("yield", false, "first runs too yield the processor at every post an activation makes, as a preemption would (replays always do; see gate.go)")
+	procs     = flag.Int("procs", 1, "GOMAXPROCS for the simulation (the post gate keeps runs replayable on more than one)")
 )
 
-// TestMain runs the package on one processor: a host goroutine woken from
-// inside an activation then runs only once that activation has finished,
-// so the order of posts never depends on the Go scheduler (see doc.go).
+// heldMidStep counts, over the whole test binary, the posts the gate held
+// that arrived during an activation (gate.go): interleavings the Go
+// scheduler would otherwise have chosen.
+var heldMidStep atomic.Int64
+
+// TestMain runs the package on one processor unless -procs says otherwise:
+// runs replay byte for byte on any number (the post gate decides where host
+// goroutines' posts land, see gate.go), but one is fastest.
 func TestMain(m *testing.M) {
-	runtime.GOMAXPROCS(1)
+	flag.Parse()
+	runtime.GOMAXPROCS(*procs)
 	os.Exit(m.Run())
 }
 
@@ -34,8 +45,9 @@ func reproduce(seed uint64) string {
 }
 
 // runSeed runs the campaign of one seed in its own bubble and returns its
-// trace and the error that ended it, if any.
-func runSeed(t *testing.T, seed uint64) (trace string, err error) {
+// trace and the error that ended it, if any. yield makes every post an
+// activation makes yield the processor first (Dispatcher.Yield).
+func runSeed(t *testing.T, seed uint64, yield bool) (trace string, err error) {
 	defer noGC()()
 	defer func() {
 		if p := recover(); p != nil {
@@ -43,7 +55,10 @@ func runSeed(t *testing.T, seed uint64) (trace string, err error) {
 		}
 	}()
 	synctest.Test(t, func(t *testing.T) {
+		var anchor byte // the bottom of the simulation goroutine's stack (gate.go)
 		w := NewWorld(seed)
+		w.Disp.Pin(uintptr(unsafe.Pointer(&anchor)))
+		w.Disp.Yield = yield
 		err = Campaign(w)
 		if err != nil {
 			if derr := w.Drain(); derr != nil {
@@ -53,6 +68,10 @@ func runSeed(t *testing.T, seed uint64) (trace string, err error) {
 		if err == nil && w.Disp.Hazards() > 0 {
 			err = fmt.Errorf("%d activation(s) scheduled by a host goroutine during an activation: the Go scheduler, not the seed, chose an order", w.Disp.Hazards())
 		}
+		if err == nil && w.Disp.StackMoved() > 0 {
+			err = fmt.Errorf("the simulation goroutine's stack moved (%d posts from off its pinned stack): raise stackReserve in gate.go", w.Disp.StackMoved())
+		}
+		heldMidStep.Add(int64(w.Disp.HeldMidStep()))
 		trace = w.Trace()
 		endBubble()
 	})
@@ -60,11 +79,10 @@ func runSeed(t *testing.T, seed uint64) (trace string, err error) {
 }
 
 // noGC turns the garbage collector off until the returned function runs.
-// A stop-the-world pause that lands in the middle of an activation puts
-// the activation's goroutine back on the run queue behind the host
-// goroutine it has just woken, which then runs first: the Go scheduler,
-// not the seed, would decide where that host goroutine's next post lands.
-// A run allocates a few MB, so it runs without collection and the heap is
+// The post gate (gate.go) tells the simulation goroutine's posts from
+// others' by the goroutine's stack, which NewWorld grows and Dispatcher.Pin
+// records: the garbage collector would shrink it, moving it. A run
+// allocates a few MB, so it runs without collection and the heap is
 // collected between runs.
 func noGC() func() {
 	old := debug.SetGCPercent(-1)
@@ -121,11 +139,12 @@ func TestSim(t *testing.T) {
 	}
 	began := time.Now()
 	distinct := map[string]bool{}
+	digest := sha256.New()   // of every trace in seed order: equal for equal campaigns, whatever -procs
 	var issues []*KnownIssue // in the order first hit
 	known := map[*KnownIssue][]uint64{}
 	lines := 0
 	for _, seed := range seeds {
-		first, err := runSeed(t, seed)
+		first, err := runSeed(t, seed, *yieldFlag)
 		var k *KnownIssue
 		if errors.As(err, &k) && !*strict {
 			if known[k] == nil {
@@ -135,7 +154,10 @@ func TestSim(t *testing.T) {
 		} else if err != nil {
 			t.Fatalf("seed %d: %v\n%s\nreproduce with: %s", seed, err, tail(first, 60), reproduce(seed))
 		}
-		second, err2 := runSeed(t, seed)
+		// The replay yields the processor at every post an activation
+		// makes: host goroutines woken by an activation run in the middle
+		// of it, which must change nothing (gate.go).
+		second, err2 := runSeed(t, seed, true)
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("seed %d: the second run ended differently: %v\nreproduce with: %s", seed, err2, reproduce(seed))
 		}
@@ -143,6 +165,7 @@ func TestSim(t *testing.T) {
 			t.Fatalf("seed %d: the two runs' traces differ at %s\nreproduce with: %s", seed, firstDiff(first, second), reproduce(seed))
 		}
 		distinct[first] = true
+		digest.Write([]byte(first))
 		lines += strings.Count(first, "\n")
 		if len(seeds) == 1 && testing.Verbose() {
 			t.Log("\n" + first)
@@ -151,8 +174,8 @@ func TestSim(t *testing.T) {
 	if len(seeds) > 4 && len(distinct) < len(seeds)/2 {
 		t.Fatalf("%d seeds gave only %d distinct traces: the campaign is not exploring", len(seeds), len(distinct))
 	}
-	t.Logf("%d seeds run twice each, all replayed byte for byte: %d distinct traces, %d trace lines per run, %s",
-		len(seeds), len(distinct), lines, time.Since(began).Round(time.Millisecond))
+	t.Logf("%d seeds run twice each, all replayed byte for byte: %d distinct traces, %d trace lines per run (digest %x), %s; %d host posts arrived during an activation and were held (gate.go)",
+		len(seeds), len(distinct), lines, digest.Sum(nil)[:6], time.Since(began).Round(time.Millisecond), heldMidStep.Load())
 	for _, k := range issues {
 		ss := known[k]
 		t.Logf("%s: hit by %d seed(s), first %d (%s; -strict fails on it)", k, len(ss), ss[0], reproduce(ss[0]))

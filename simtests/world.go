@@ -50,8 +50,12 @@ type World struct {
 }
 
 // NewWorld builds a world for seed. Seed 0 makes the dispatcher FIFO, the
-// order scenario files use unless they ask for a seed.
+// order scenario files use unless they ask for a seed. Call it on the
+// goroutine that will run the simulation, then pin that goroutine's stack
+// (Dispatcher.Pin): NewWorld grows the stack so that it does not move
+// during the run.
 func NewWorld(seed uint64) *World {
+	growStack(2 * stackReserve / 4096)
 	w := &World{Seed: seed, Clock: clock.NewManual(time.Time{}), Rand: clock.NewSeededRand(seed),
 		Disp: NewDispatcher(seed), servers: map[string]*Server{}}
 	w.Host = newHost(w)
@@ -139,10 +143,14 @@ func (w *World) Lines(from int) ([]string, int) {
 	return append([]string(nil), w.trace[from:]...), len(w.trace)
 }
 
-// quiet lets host goroutines run until they block, then collects the
-// host operations that finished, in the order they were started.
+// quiet lets host goroutines run until they block, releasing the posts
+// the gate holds one at a time (gate.go), then collects the host
+// operations that finished, in the order they were started.
 func (w *World) quiet() {
 	synctest.Wait()
+	for w.Disp.releaseNext() {
+		synctest.Wait()
+	}
 	w.Host.collect()
 }
 
