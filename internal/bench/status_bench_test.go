@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/config"
 )
@@ -30,37 +33,7 @@ func BenchmarkStatusCold32(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "runtime")).CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
-	var sb strings.Builder
-	sb.WriteString(`{"mcpServers":{`)
-	for i := 0; i < 32; i++ {
-		if i > 0 {
-			sb.WriteString(",")
-		}
-		fmt.Fprintf(&sb, `"srv%02d":{"command":"/nonexistent/server-%02d","args":["--flag"],"lifecycle":"lazy"}`, i, i)
-	}
-	sb.WriteString(`}}`)
-	cfgPath := filepath.Join(dir, "mcp.json")
-	if err := os.WriteFile(cfgPath, []byte(sb.String()), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	eff, err := config.Load(config.Sources{Path: cfgPath})
-	if err != nil {
-		b.Fatal(err)
-	}
-	agent := filepath.Join(dir, "agent")
-	cache := filepath.Join(agent, catalog.CacheFileName)
-	for _, s := range eff.Servers {
-		var tools []catalog.Tool
-		for j := 0; j < 20; j++ {
-			t := catalog.Tool{Name: fmt.Sprintf("tool_%02d", j), Description: "Does one thing to a resource of the server, with options.",
-				InputSchema: []byte(`{"type":"object","properties":{"id":{"type":"string","description":"Which one"},"force":{"type":"boolean"}},"required":["id"]}`)}
-			t.Fingerprint = catalog.Fingerprint(t)
-			tools = append(tools, t)
-		}
-		if err := catalog.WriteCache(cache, s.Name, catalog.IdentityHash(s), catalog.Entry{Tools: tools, Instructions: "Use tool_00 first."}, time.Now()); err != nil {
-			b.Fatal(err)
-		}
-	}
+	cfgPath, agent := statusFixture(b, dir)
 	var cpu []time.Duration // user + system time of each status process
 	run := func() string {
 		cmd := exec.Command(bin, "status", "--config", cfgPath)
@@ -103,4 +76,59 @@ func BenchmarkStatusCold32(b *testing.B) {
 	b.ReportMetric(ms(times, 99), "p99-ms")
 	b.ReportMetric(ms(base, 50), "help-p50-ms")
 	b.ReportMetric(ms(cpu, 50), "cpu-p50-ms")
+}
+
+// statusFixture writes a configuration of 32 lazy servers into dir and
+// their metadata (20 tools each) into the cache of the agent directory it
+// returns.
+func statusFixture(b *testing.B, dir string) (cfgPath, agent string) {
+	var sb strings.Builder
+	sb.WriteString(`{"mcpServers":{`)
+	for i := 0; i < 32; i++ {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `"srv%02d":{"command":"/nonexistent/server-%02d","args":["--flag"],"lifecycle":"lazy"}`, i, i)
+	}
+	sb.WriteString(`}}`)
+	cfgPath = filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(cfgPath, []byte(sb.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	eff, err := config.Load(config.Sources{Path: cfgPath})
+	if err != nil {
+		b.Fatal(err)
+	}
+	agent = filepath.Join(dir, "agent")
+	cache := filepath.Join(agent, catalog.CacheFileName)
+	for _, s := range eff.Servers {
+		var tools []catalog.Tool
+		for j := 0; j < 20; j++ {
+			t := catalog.Tool{Name: fmt.Sprintf("tool_%02d", j), Description: "Does one thing to a resource of the server, with options.",
+				InputSchema: []byte(`{"type":"object","properties":{"id":{"type":"string","description":"Which one"},"force":{"type":"boolean"}},"required":["id"]}`)}
+			t.Fingerprint = catalog.Fingerprint(t)
+			tools = append(tools, t)
+		}
+		if err := catalog.WriteCache(cache, s.Name, catalog.IdentityHash(s), catalog.Entry{Tools: tools, Instructions: "Use tool_00 first."}, time.Now()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return cfgPath, agent
+}
+
+// BenchmarkStatusView32 is the status work of BenchmarkStatusCold32 alone,
+// in a warm process: read the configuration and the cache
+// (mcprt.OpenCacheView) and run the status mode.
+func BenchmarkStatusView32(b *testing.B) {
+	cfgPath, agent := statusFixture(b, b.TempDir())
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := mcprt.OpenCacheView(mcprt.Options{ConfigPath: cfgPath, AgentDir: agent})
+		if err != nil || v == nil {
+			b.Fatalf("no cache view: %v", err)
+		}
+		if res, ok := v.Execute(context.Background(), json.RawMessage(`{}`)); !ok || strings.Count(res.Text, "(20 tools, cached)") != 32 {
+			b.Fatalf("status: %v %s", ok, res.Text)
+		}
+	}
 }
