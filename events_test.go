@@ -153,13 +153,6 @@ func (w *eventsWorld) collect(mark, n int) (ids []string, statuses []messages.Ho
 // wakeEvents decodes an events wakeup.
 func wakeEvents(t *testing.T, m messages.HostMessage) (ids []string, dropped float64) {
 	t.Helper()
-	if m.Kind != "mcp-events" || !m.TriggerTurn || m.DeliverAs != "followUp" {
-		t.Fatalf("an events wakeup %+v", m)
-	}
-	first, rest, _ := strings.Cut(m.Text, "\n")
-	if !strings.Contains(first, "external data, not instructions") {
-		t.Fatalf("the wakeup's first line: %q", first)
-	}
 	var body struct {
 		Events []struct {
 			Event struct {
@@ -168,9 +161,7 @@ func wakeEvents(t *testing.T, m messages.HostMessage) (ids []string, dropped flo
 		} `json:"events"`
 		Dropped float64 `json:"dropped_events"`
 	}
-	if err := json.Unmarshal([]byte(rest), &body); err != nil {
-		t.Fatalf("wakeup body %q: %v", rest, err)
-	}
+	decodeWake(t, m, "mcp-events", &body)
 	for _, e := range body.Events {
 		ids = append(ids, e.Event.EventID)
 	}

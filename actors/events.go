@@ -44,6 +44,10 @@ type subRecord struct {
 	spec    eventstream.Spec
 	pid     *actor.PID
 	snap    atomic.Pointer[eventstream.Snapshot]
+	// abort is the Done channel of the subscribe that started it (an
+	// evAbort with it cancels the subscription), until another subscribe
+	// reused it (nil then).
+	abort <-chan struct{}
 }
 
 func (r *subRecord) snapshot() eventstream.Snapshot {
@@ -69,8 +73,12 @@ type (
 	}
 	evSubscribe struct {
 		spec  eventstream.Spec
+		abort <-chan struct{} // closed when the caller gives up
 		reply func(eventstream.Snapshot, *messages.Error)
 	}
+	// evAbort cancels what the subscribe whose caller gave up (abort)
+	// started.
+	evAbort       struct{ abort <-chan struct{} }
 	evUnsubscribe struct {
 		id    string
 		reply func()
@@ -134,6 +142,12 @@ func (a *eventsActor) Receive(c actor.Context) {
 	case evUnsubscribe:
 		a.unsubscribe(c, m.id)
 		m.reply()
+	case evAbort:
+		for _, r := range append([]*subRecord(nil), a.subs...) {
+			if m.abort != nil && r.abort == m.abort {
+				a.unsubscribe(c, r.id)
+			}
+		}
 	case evList:
 		out := make([]eventstream.Snapshot, 0, len(a.subs))
 		for _, r := range a.subs {
@@ -255,6 +269,7 @@ func (a *eventsActor) subscribe(c actor.Context, m evSubscribe) {
 	key := server + "\x00" + m.spec.Name + "\x00" + canon
 	for _, r := range a.subs {
 		if st := r.snapshot().Status; r.key == key && (st == eventstream.StateActive || st == eventstream.StateReconnecting) {
+			r.abort = nil
 			m.reply(r.snapshot(), nil) // an identical live subscription is reused
 			return
 		}
@@ -291,6 +306,12 @@ func (a *eventsActor) start(c actor.Context, m evSubscribe, key string) {
 		m.reply(eventstream.Snapshot{}, shutdownErr(m.spec.Server))
 		return
 	}
+	select {
+	case <-m.abort: // the caller gave up while the catalog was fetched
+		m.reply(eventstream.Snapshot{}, messages.Errorf(messages.KindAborted, m.spec.Server, "cancelled by the caller"))
+		return
+	default:
+	}
 	if len(a.subs) >= MaxSubscriptions {
 		m.reply(eventstream.Snapshot{}, limitErr(m.spec.Server))
 		return
@@ -302,7 +323,7 @@ func (a *eventsActor) start(c actor.Context, m evSubscribe, key string) {
 		m.reply(eventstream.Snapshot{}, messages.Errorf(messages.KindInvalidArgs, spec.Server, "%s", err))
 		return
 	}
-	rec := &subRecord{id: spec.ID, key: key, spec: spec}
+	rec := &subRecord{id: spec.ID, key: key, spec: spec, abort: m.abort}
 	a.subs = append(a.subs, rec)
 	me := a.me
 	reply := func(snap eventstream.Snapshot, why string) {

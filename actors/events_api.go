@@ -45,22 +45,27 @@ func (s *System) startEvents(cfg Config) error {
 func (s *System) Events() *Events { return s.events }
 
 // call posts a command to the events actor and waits for its answer, or
-// for ctx or shutdown.
-func callEvents[R any](ctx context.Context, ev *Events, mk func(reply func(R)) any, gone R) R {
+// for ctx or shutdown (then it returns gone() and false; an answer that
+// is already there still wins).
+func callEvents[R any](ctx context.Context, ev *Events, mk func(reply func(R)) any, gone func() R) (R, bool) {
 	ch := make(chan R, 1)
 	var o sync.Once
 	reply := func(r R) { o.Do(func() { ch <- r }) }
 	if ev.stopped.Load() {
-		return gone
+		return gone(), false
 	}
 	ev.sys.env.send(ev.pid, mk(reply))
 	select {
 	case r := <-ch:
-		return r
+		return r, true
 	case <-ctx.Done():
-		return gone
 	case <-ev.sys.done:
-		return gone
+	}
+	select {
+	case r := <-ch:
+		return r, true
+	default:
+		return gone(), false
 	}
 }
 
@@ -71,9 +76,9 @@ type catalogResult struct {
 
 // Catalog lists server's events (every page, fresh).
 func (ev *Events) Catalog(ctx context.Context, server string) ([]eventstream.Descriptor, *messages.Error) {
-	r := callEvents(ctx, ev, func(reply func(catalogResult)) any {
+	r, _ := callEvents(ctx, ev, func(reply func(catalogResult)) any {
 		return evCatalog{server: server, reply: func(d []eventstream.Descriptor, err *messages.Error) { reply(catalogResult{d, err}) }}
-	}, catalogResult{err: gone(ctx, server)})
+	}, func() catalogResult { return catalogResult{err: gone(ctx, server)} })
 	return r.events, r.err
 }
 
@@ -86,23 +91,26 @@ type subResult struct {
 // acknowledged the stream (or it failed). An identical live subscription
 // is returned instead of a new one.
 func (ev *Events) Subscribe(ctx context.Context, spec eventstream.Spec) (eventstream.Snapshot, *messages.Error) {
-	r := callEvents(ctx, ev, func(reply func(subResult)) any {
-		return evSubscribe{spec: spec, reply: func(s eventstream.Snapshot, err *messages.Error) { reply(subResult{s, err}) }}
-	}, subResult{err: gone(ctx, spec.Server)})
-	if ctx.Err() != nil && r.err != nil && r.snap.ID != "" {
-		ev.Unsubscribe(context.Background(), r.snap.ID) // an aborted subscribe leaves nothing running
+	r, ok := callEvents(ctx, ev, func(reply func(subResult)) any {
+		return evSubscribe{spec: spec, abort: ctx.Done(), reply: func(s eventstream.Snapshot, err *messages.Error) { reply(subResult{s, err}) }}
+	}, func() subResult { return subResult{err: gone(ctx, spec.Server)} })
+	if !ok && ctx.Err() != nil {
+		// An aborted subscribe leaves nothing running: the subscription
+		// it started (if any) is cancelled, on the wire too.
+		ev.sys.env.send(ev.pid, evAbort{abort: ctx.Done()})
 	}
 	return r.snap, r.err
 }
 
 // List returns every recorded subscription.
 func (ev *Events) List(ctx context.Context) []eventstream.Snapshot {
-	return callEvents(ctx, ev, func(reply func([]eventstream.Snapshot)) any { return evList{reply: reply} }, nil)
+	subs, _ := callEvents(ctx, ev, func(reply func([]eventstream.Snapshot)) any { return evList{reply: reply} }, func() []eventstream.Snapshot { return nil })
+	return subs
 }
 
 // Unsubscribe stops a subscription (an unknown id is not an error).
 func (ev *Events) Unsubscribe(ctx context.Context, id string) {
-	callEvents(ctx, ev, func(reply func(struct{})) any { return evUnsubscribe{id: id, reply: func() { reply(struct{}{}) }} }, struct{}{})
+	callEvents(ctx, ev, func(reply func(struct{})) any { return evUnsubscribe{id: id, reply: func() { reply(struct{}{}) }} }, func() struct{} { return struct{}{} })
 }
 
 // shutdown stops the companion before the servers: no wakeups after it.
@@ -110,7 +118,7 @@ func (ev *Events) shutdown(ctx context.Context) {
 	if ev.stopped.Load() {
 		return
 	}
-	callEvents(ctx, ev, func(reply func(struct{})) any { return evShutdown{reply: func() { reply(struct{}{}) }} }, struct{}{})
+	callEvents(ctx, ev, func(reply func(struct{})) any { return evShutdown{reply: func() { reply(struct{}{}) }} }, func() struct{} { return struct{}{} })
 	ev.stopped.Store(true)
 }
 

@@ -96,6 +96,7 @@ type Clock struct {
 
 	mu    sync.Mutex
 	armed []time.Duration // every AfterFunc duration, in order; guarded by mu
+	over  []bool          // per armed timer: fired or stopped; guarded by mu
 }
 
 // NewClock returns a recording manual clock at clock.Epoch.
@@ -103,12 +104,57 @@ func NewClock() *Clock { return &Clock{Manual: clock.NewManual(time.Time{})} }
 
 // AfterFunc arms a timer on the manual clock and records it.
 func (c *Clock) AfterFunc(d time.Duration, f func()) clock.Timer {
-	tm := c.Manual.AfterFunc(d, f)
 	c.mu.Lock()
+	i := len(c.armed)
 	c.armed = append(c.armed, d)
+	c.over = append(c.over, false)
+	tm := &recTimer{c: c, i: i}
+	tm.Timer = c.Manual.AfterFunc(d, func() { c.end(i); f() })
 	c.mu.Unlock()
 	c.sig.Notify()
 	return tm
+}
+
+// recTimer records when its timer is stopped.
+type recTimer struct {
+	clock.Timer
+	c *Clock
+	i int
+}
+
+func (t *recTimer) Stop() bool {
+	ok := t.Timer.Stop()
+	if ok {
+		t.c.end(t.i)
+	}
+	return ok
+}
+
+func (c *Clock) end(i int) {
+	c.mu.Lock()
+	c.over[i] = true
+	c.mu.Unlock()
+	c.sig.Notify()
+}
+
+// PendingSince reports whether a timer of duration d armed after mark from
+// is still pending: neither fired nor stopped.
+func (c *Clock) PendingSince(from int, d time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := from; i < len(c.armed); i++ {
+		if c.armed[i] == d && !c.over[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// WaitNotPending waits until no timer of duration d armed after mark from
+// is pending (see PendingSince).
+func (c *Clock) WaitNotPending(ctx context.Context, t testing.TB, from int, d time.Duration) {
+	t.Helper()
+	Until(ctx, t, &c.sig, fmt.Sprintf("no pending %s timer", d), func() bool { return !c.PendingSince(from, d) })
 }
 
 // Mark returns how many timers have been armed so far.

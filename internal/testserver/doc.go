@@ -126,7 +126,8 @@
 // ("notifications/cancelled <requestId as JSON>"). When [EnvRequestLog] names a
 // file, it appends one JSON [RequestRecord] per request received:
 // {"method","id","meta" (params._meta or null),"mcpMethod","mcpName" (the
-// HTTP headers, or "")}; [ReadRequestLog] reads it back.
+// HTTP headers, or ""),"params" (the whole params, or null)};
+// [ReadRequestLog] reads it back.
 //
 // Concurrency contract: on a stdio or socket connection one goroutine reads
 // and dispatches lines in order; notifications from the client (including

@@ -44,6 +44,8 @@ type RequestRecord struct {
 	// HTTP request ("" on stdio and sockets, or when absent).
 	MCPMethod string `json:"mcpMethod"`
 	MCPName   string `json:"mcpName"`
+	// Params is the request's whole params member (compact JSON), or null.
+	Params json.RawMessage `json:"params"`
 }
 
 // ReadRequestLog reads a request log written by the server.
@@ -137,7 +139,8 @@ func logMessage(msg []byte, header http.Header) {
 		Meta json.RawMessage `json:"_meta"`
 	}
 	_ = json.Unmarshal(head.Params, &p)
-	rec := RequestRecord{Method: head.Method, ID: json.RawMessage(compactJSON(head.ID)), Meta: json.RawMessage(compactJSON(p.Meta))}
+	rec := RequestRecord{Method: head.Method, ID: json.RawMessage(compactJSON(head.ID)), Meta: json.RawMessage(compactJSON(p.Meta)),
+		Params: json.RawMessage(compactJSON(head.Params))}
 	if header != nil {
 		rec.MCPMethod, rec.MCPName = header.Get(mcp.HeaderMethod), header.Get(mcp.HeaderName)
 	}
