@@ -48,6 +48,3 @@ require (
 	google.golang.org/protobuf v1.33.0 // indirect
 )
 
-// A patched copy of jsonschema v6.0.3: its meta-schemas are compiled on first
-// use instead of in init (docs/dependencies.md, third_party/jsonschema/README.md).
-replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
