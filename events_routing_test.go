@@ -15,42 +15,57 @@ import (
 // life against the test server in a real process (stdio unless a case
 // says otherwise), on the runtime's manual clock.
 
-// Routing 2 and 5: the server never acknowledges; the subscribe fails
-// when the 15 s activation timeout fires ("timed out") or when its caller
-// gives up ("cancelled"). Either way the stream is cancelled on the wire,
-// nothing wakes, nothing is recorded and no lease is left.
+// Routing 2 and 5: a subscribe fails when the 15 s activation timeout
+// fires before the server acknowledged ("timed out"), when its caller
+// gives up ("cancelled"), or when the stream ends before its
+// acknowledgement: refused with a JSON-RPC error, a final result, the
+// server's notifications/cancelled, the server process exiting. The
+// stream is cancelled on the wire when it was still open; nothing wakes,
+// nothing is recorded, no lease is left.
 func TestEventsPendingSubscribeFails(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ name, want string }{{"activation_timeout", "timed out"}, {"caller_gives_up", "cancelled"}} {
+	for _, c := range []struct{ name, arm, want string }{
+		{"activation_timeout", "stall", "timed out"},
+		{"caller_gives_up", "stall", "cancelled by the caller"},
+		{"refused", `rpc_error","code":-32013,"message":"too many`, "too many (JSON-RPC error -32013)"},
+		{"result", "end", "ended before the server acknowledged"},
+		{"server_cancelled", "cancel", "server cancelled the stream"},
+		{"process_exits", "disconnect", "ev"},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			w := newEvRig(t, evSetup{})
-			w.tool(ts.ToolEventsArm, `{"fault":"stall","name":"`+ts.EventTest+`"}`)
+			w.tool(ts.ToolEventsArm, `{"fault":"`+c.arm+`","name":"`+ts.EventTest+`"}`)
 			mark := w.clk.Mark()
 			ctx, cancel := context.WithCancel(w.ctx)
 			defer cancel()
 			res := make(chan Result, 1)
 			go func() { res <- w.subscribeResult(ctx, ts.EventTest, "", "") }()
-			w.waitServerStreams(ts.EventTest, 1) // written, its ack held back
-			if c.want == "cancelled" {
-				cancel()
-			} else {
-				w.advanceTo(mark, eventstream.DefaultActivationTimeout)
+			held := c.arm == "stall"
+			if held {
+				w.waitServerStreams(ts.EventTest, 1) // written, its ack held back
+				if c.name == "caller_gives_up" {
+					cancel()
+				} else {
+					w.advanceTo(mark, eventstream.DefaultActivationTimeout)
+				}
 			}
-			if r := <-res; !r.IsError || !strings.Contains(r.Text, c.want) {
+			if r := <-res; !r.IsError || !strings.Contains(r.Text, c.want) || strings.Count(r.Text, `server \"ev\"`) != 1 {
 				t.Fatalf("subscribe: %+v", r)
 			}
 			opens := w.opens(ts.EventTest)
 			if len(opens) != 1 {
 				t.Fatalf("opens: %+v", opens)
 			}
-			w.waitCancel(opens[0].ID)
-			w.waitServerStreams(ts.EventTest, 0)
+			if held {
+				w.waitCancel(opens[0].ID)
+			}
 			if l := w.list(); len(l) != 0 {
 				t.Fatalf("a failed subscribe left %v", l)
 			}
 			w.waitLeases()
 			w.wantQuiet("a failed subscribe")
+			w.waitServerStreams(ts.EventTest, 0)
 		})
 	}
 }
@@ -151,7 +166,8 @@ func TestEventsRefusedBeforeAnySend(t *testing.T) {
 
 // Routing 4, extension 3: the server's final result ends the subscription
 // (ended), a JSON-RPC error with a code fails it; either wakes once and
-// nothing retries.
+// nothing retries. A lost connection wakes once too (reconnecting), and a
+// retry is armed.
 func TestEventsStreamEnds(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -162,6 +178,7 @@ func TestEventsStreamEnds(t *testing.T) {
 	}{
 		{"result", `{"fault":"end"}`, eventstream.StateEnded, messages.EndEnded, ""},
 		{"rpc_error", `{"fault":"rpc_error","code":-32012,"message":"Forbidden"}`, eventstream.StateFailed, messages.EndError, "Forbidden"},
+		{"disconnected", `{"fault":"disconnect"}`, eventstream.StateReconnecting, messages.EndDisconnected, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

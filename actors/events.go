@@ -3,6 +3,8 @@ package actors
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -206,7 +208,7 @@ func (a *eventsActor) bound(m sessionBound) {
 	es := a.sessions[m.server]
 	if a.closed || es == nil {
 		if m.h != nil {
-			m.h.Close() // a session arriving after shutdown
+			m.h.CloseAsync() // a session arriving after shutdown
 		}
 		return
 	}
@@ -332,6 +334,8 @@ func (a *eventsActor) start(c actor.Context, m evSubscribe, key string) {
 			return
 		}
 		a.env.send(me, evUnsubscribe{id: rec.id, reply: func() {}}) // a failed subscribe leaves no record
+		// The stream's error names the server already; Errorf adds it.
+		why = strings.TrimPrefix(why, fmt.Sprintf("server %q: ", spec.Server))
 		m.reply(snap, messages.Errorf(messages.KindConnectFailed, spec.Server, "%s", why))
 	}
 	rec.pid = c.Spawn(a.env.props(newSubActor(a.env, a.me, a.batches, a.notify, sub, spec, &rec.snap, reply), actor.WithSupervisor(stopOnFailure)))
@@ -359,7 +363,7 @@ func (a *eventsActor) releaseSession(server string) {
 		}
 	}
 	if es := a.sessions[server]; es != nil && es.h != nil && len(es.waiters) == 0 {
-		es.h.Close()
+		es.h.CloseAsync()
 		es.h = nil
 	}
 }

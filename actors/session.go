@@ -175,12 +175,17 @@ func (h *Session) Watch(methods []string, handler Handler) *Stream {
 // observers cancelled; the shared connection stays open. It returns once
 // Done is closed (or the runtime has shut down).
 func (h *Session) Close() {
-	h.post(sessClose{}, h.signalDone)
+	h.CloseAsync()
 	select {
 	case <-h.done:
 	case <-h.sys.done:
 	}
 }
+
+// CloseAsync is Close without waiting for Done. Actors use it: an actor's
+// turn must not wait for the session's actor, which may be running
+// further up the same goroutine (the inline dispatcher).
+func (h *Session) CloseAsync() { h.post(sessClose{}, h.signalDone) }
 
 // Stream is one stream or notification observer.
 type Stream struct {
