@@ -56,7 +56,7 @@ func TestCloseEndsEverything(t *testing.T) {
 	}
 	poll(ctx, t, "three calls in flight", func() bool {
 		n := 0
-		for _, s := range rt.Status() {
+		for _, s := range rt.ServerStatuses() {
 			n += s.Leases
 		}
 		return n == 3
@@ -91,7 +91,7 @@ func TestCloseEndsEverything(t *testing.T) {
 	if res.ErrorCode() != "shutdown" || !strings.Contains(res.Text, `server "kids"`) {
 		t.Fatalf("call after Close: %q (%s)", res.Text, res.ErrorCode())
 	}
-	for _, s := range rt.Status() {
+	for _, s := range rt.ServerStatuses() {
 		if s.State != messages.StateClosed {
 			t.Fatalf("%s after Close: %s", s.Name, s.State)
 		}

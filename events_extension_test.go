@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/eventstream"
 	ts "github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/messages"
 )
 
 // events-protocol.md (e), E:test/extension.test.mjs: the mcp_events tool
@@ -228,4 +231,26 @@ func (w *evRig) waitSeq(id string, seq int) {
 		var c []any
 		return err == nil && json.Unmarshal(raw, &c) == nil && len(c) == 3 && c[2] == float64(seq)
 	})
+}
+
+// Routing 11 (the session arriving after shutdown) and extension 7:
+// shutdown while a subscribe waits for its server's connection (a server
+// that never answers its handshake) fails that subscribe, returns, and
+// wakes nothing; the connection that was still being made is dropped.
+func TestEventsShutdownDuringConnect(t *testing.T) {
+	t.Parallel()
+	w := &evRig{eventsWorld: newEventsWorldWith(t, config.Server{Command: "sleep", Args: []string{"600"}}, Options{})}
+	res := make(chan Result, 1)
+	go func() { res <- w.subscribeResult(w.ctx, ts.EventTest, "", "") }()
+	poll(w.ctx, t, "the connect", func() bool { return w.status().State == messages.StateConnecting })
+	if err := w.rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-res; !r.IsError || !strings.Contains(r.Text, "shutting down") {
+		t.Fatalf("subscribe: %+v", r)
+	}
+	w.clk.Advance(time.Minute)
+	if n := w.host.count(); n != 0 {
+		t.Fatalf("%d deliveries", n)
+	}
 }

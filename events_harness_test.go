@@ -248,7 +248,7 @@ func (w *evRig) waitCancel(id string) {
 func (w *evRig) waitLeases() {
 	w.t.Helper()
 	poll(w.ctx, w.t, "no leases", func() bool {
-		for _, s := range w.rt.Status() {
+		for _, s := range w.rt.ServerStatuses() {
 			if s.Name == "ev" {
 				return s.Leases == 0
 			}

@@ -186,7 +186,7 @@ func TestEventsParallelSubscriptionsShareOneReconnect(t *testing.T) {
 func (w *evRig) waitGone() {
 	w.t.Helper()
 	poll(w.ctx, w.t, "the connection to end", func() bool {
-		for _, s := range w.rt.Status() {
+		for _, s := range w.rt.ServerStatuses() {
 			if s.Name == "ev" {
 				return s.State != 2 // not connected
 			}

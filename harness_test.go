@@ -280,7 +280,7 @@ func (r *rig) recv(ch <-chan Result, what string) Result {
 
 func (r *rig) status(server string) messages.ServerStatus {
 	r.t.Helper()
-	for _, s := range r.rt.Status() {
+	for _, s := range r.rt.ServerStatuses() {
 		if s.Name == server {
 			return s
 		}

@@ -28,7 +28,7 @@ func TestConfiguredIdleTimeouts(t *testing.T) {
 		t.Fatalf("lazy server before use: %+v", st)
 	}
 	wantOK(t, r.exec(r.ctx, `{"tool":"lazy_echo","args":{"message":"x"}}`), "echo: x")
-	r.rt.Status() // every lease is released and every idle timer armed
+	r.rt.ServerStatuses() // every lease is released and every idle timer armed
 	r.clk.Advance(time.Minute)
 	until(r.ctx, t, &r.dialer.sig, "the idle closes", func() bool {
 		return r.status("lazy").State == messages.StateIdle && r.status("eager-own").State == messages.StateIdle

@@ -100,7 +100,7 @@ func TestDisposeClosesSessionsNotTheConnection(t *testing.T) {
 	}
 	var st0 messages.ServerStatus
 	poll(r.ctx, t, "leases returned", func() bool {
-		for _, x := range r.rt.Status() {
+		for _, x := range r.rt.ServerStatuses() {
 			if x.Name == "ex" {
 				st0 = x
 			}

@@ -565,7 +565,7 @@ func (w *protoWorld) scenarioLoss(s *Session) func(*testing.T) {
 
 func (w *protoWorld) status(t *testing.T) messages.ServerStatus {
 	t.Helper()
-	for _, st := range w.rt.Status() {
+	for _, st := range w.rt.ServerStatuses() {
 		if st.Name == "ex" {
 			return st
 		}

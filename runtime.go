@@ -135,10 +135,11 @@ func defaultLogger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// Status returns every configured server's detailed status (lifecycle,
-// generation, leases, last error) without connecting any. For the host's
-// summary with tool and resource counts and totals, see StatusSnapshot.
-func (r *Runtime) Status() []messages.ServerStatus { return r.sys.Status(context.Background()) }
+// ServerStatuses returns every configured server's detailed status from
+// its actor (lifecycle, generation, leases, last error, late frames)
+// without connecting any. For the host's summary with tool and resource
+// counts and totals, see Status.
+func (r *Runtime) ServerStatuses() []messages.ServerStatus { return r.sys.Status(context.Background()) }
 
 // Servers returns the configured server names in configuration order.
 func (r *Runtime) Servers() []string { return r.sys.Names() }

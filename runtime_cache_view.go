@@ -98,4 +98,4 @@ func (v *CacheView) Execute(ctx context.Context, args json.RawMessage) (res Resu
 
 // StatusSnapshot returns the status a runtime started with the same Options
 // would report before connecting anything.
-func (v *CacheView) StatusSnapshot() StatusSnapshot { return v.mcp.Snapshot() }
+func (v *CacheView) Status() StatusSnapshot { return v.mcp.Snapshot() }

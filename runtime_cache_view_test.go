@@ -65,7 +65,7 @@ func TestCacheViewAnswersAsTheRuntime(t *testing.T) {
 			t.Errorf("%s: the cache view answered a mode that connects: %s", args, res.Text)
 		}
 	}
-	if g, w := snapshotJSON(view.StatusSnapshot()), snapshotJSON(rt.StatusSnapshot()); g != w {
+	if g, w := snapshotJSON(view.Status()), snapshotJSON(rt.Status()); g != w {
 		t.Errorf("status snapshot:\ncache view: %s\nruntime:    %s", g, w)
 	}
 	if g, w := viewHost.all(), rtHost.all(); g != w || g == "" {

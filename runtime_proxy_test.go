@@ -116,7 +116,7 @@ func TestDirectToolsFromTheCache(t *testing.T) {
 	if got := toolNames(rt2.Tools()); !strings.HasPrefix(got, "t_add t_big") {
 		t.Fatalf("from the cache: %.80s", got)
 	}
-	snap := rt2.StatusSnapshot()
+	snap := rt2.Status()
 	if s := snap.Servers[0]; s.Status != "cached" || s.ToolCount < 80 || snap.TotalTools != s.ToolCount {
 		t.Fatalf("status from the cache: %+v", snap)
 	}
@@ -248,7 +248,7 @@ func TestAuthAndDisabledServers(t *testing.T) {
 			t.Errorf("status lacks %q:\n%s", row, res.Text)
 		}
 	}
-	snap := r.rt.StatusSnapshot()
+	snap := r.rt.Status()
 	byName := map[string]ServerStatus{}
 	for _, s := range snap.Servers {
 		byName[s.Name] = s

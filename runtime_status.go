@@ -15,10 +15,12 @@ type StatusSnapshot = tools.StatusSnapshot
 // ServerStatus is one server of a StatusSnapshot.
 type ServerStatus = tools.ServerStatus
 
-// StatusSnapshot returns the status of every configured server and the
-// totals, from what the runtime already knows (the disk cache included):
-// it never connects anything and never waits for a server.
-func (r *Runtime) StatusSnapshot() StatusSnapshot { return r.mcp.Snapshot() }
+// Status returns the status of every configured server (state, tool and
+// resource counts, seconds since a failure, disabled) and the totals, from
+// what the runtime already knows (the disk cache included): it never
+// connects anything and never waits for a server. WatchStatus sends the
+// same on every change.
+func (r *Runtime) Status() StatusSnapshot { return r.mcp.Snapshot() }
 
 // watchers hands status snapshots and tools-changed signals to hosts.
 // Channels hold one value: a newer snapshot replaces one not yet read, and

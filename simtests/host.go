@@ -183,7 +183,7 @@ func (h *Host) Connect(id, server string, fresh bool) error {
 func (h *Host) Status(id string) error {
 	rt := h.w.rt
 	return h.start(&hostOp{id: id, kind: "status", what: "Runtime.Status"}, func(context.Context) outcome {
-		st := rt.Status()
+		st := rt.ServerStatuses()
 		var rows []string
 		for _, s := range st {
 			rows = append(rows, statusRow(s))
