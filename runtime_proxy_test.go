@@ -234,9 +234,13 @@ func TestAuthAndDisabledServers(t *testing.T) {
 	url, _ := testenv.StartTestServer(t, "--http 127.0.0.1:0 --post-status 401")
 	r := newRig(t, map[string]config.Server{"locked": {URL: url}, "off": {Command: "x", Disabled: true}, "ok": selfServer(t, "")}, true)
 	wantError(t, r.exec(r.ctx, `{"server":"locked"}`), "auth_required", "locked")
-	// The failure is remembered, as every connect failure is (60 s).
-	if res := r.exec(r.ctx, `{"tool":"locked_echo"}`); res.ErrorCode() != "server_backoff" || !strings.Contains(res.Text, "HTTP 401") {
+	// The failure is remembered, as every connect failure is (60 s), and
+	// still told as auth_required: waiting would not help.
+	if res := r.exec(r.ctx, `{"tool":"locked_echo"}`); res.ErrorCode() != "auth_required" || !strings.Contains(res.Text, "HTTP 401") {
 		t.Errorf("a call within the failure memory: %q", res.Text)
+	}
+	if n := r.dialer.dialCount("locked"); n != 1 {
+		t.Errorf("the remembered failure dialed again (%d dials)", n)
 	}
 	for _, args := range []string{`{"server":"off"}`, `{"connect":"off"}`, `{"tool":"off_echo"}`, `{"search":"","server":"off"}`} {
 		wantError(t, r.exec(r.ctx, args), "server_disabled", "off")

@@ -207,6 +207,13 @@ func (l *Lifecycle) Use(now time.Time, origin messages.Origin) (Decision, []Effe
 	}
 	if origin == messages.OriginModel && l.remembered(now) {
 		left := l.policy.FailureMemory - now.Sub(l.failedAt)
+		if l.lastErr != nil && l.lastErr.Kind == messages.KindAuthRequired {
+			// Waiting would not help: the server needs credentials. Say so
+			// again rather than "try later".
+			e := *l.lastErr
+			e.RetryAfter = left
+			return Decision{Err: &e}, nil
+		}
 		return Decision{Err: &messages.Error{Kind: messages.KindServerBackoff, Server: l.server, RetryAfter: left,
 			Message: backoffMessage(left, l.lastErr)}}, nil
 	}

@@ -131,6 +131,18 @@ func TestFailureMemoryOnlyForModelCalls(t *testing.T) {
 	}
 }
 
+// A remembered auth failure is told as auth_required, not "try later":
+// waiting would not help.
+func TestFailureMemoryKeepsAuthRequired(t *testing.T) {
+	l := New("s", Policy{Mode: Lazy})
+	l.Use(t0, messages.OriginModel)
+	l.Dialed(t0, 1, boom(messages.KindAuthRequired))
+	d, eff := l.Use(t0.Add(5*time.Second), messages.OriginModel)
+	if d.Err == nil || d.Err.Kind != messages.KindAuthRequired || d.Err.RetryAfter != 55*time.Second || len(eff) != 0 {
+		t.Fatalf("model call after a 401: %+v %s", d, render(eff))
+	}
+}
+
 func TestKeepAliveHealthAndBackoff(t *testing.T) {
 	l := New("s", Policy{Mode: KeepAlive, IdleTimeout: time.Minute})
 	expect(t, "start", l.Start(t0), "dial gen=1")
