@@ -243,7 +243,11 @@ func TestEventsShutdownDuringConnect(t *testing.T) {
 	res := make(chan Result, 1)
 	go func() { res <- w.subscribeResult(w.ctx, ts.EventTest, "", "") }()
 	poll(w.ctx, t, "the connect", func() bool { return w.status().State == messages.StateConnecting })
-	if err := w.rt.Close(); err != nil {
+	mark := w.clk.Mark()
+	closed := make(chan error, 1)
+	go func() { closed <- w.rt.Close() }()
+	w.advanceTo(mark, 2*time.Second) // sleep ignores the end of its stdin: SIGTERM after the grace period
+	if err := <-closed; err != nil {
 		t.Fatal(err)
 	}
 	if r := <-res; !r.IsError || !strings.Contains(r.Text, "shutting down") {

@@ -247,14 +247,19 @@ func (w *evRig) waitCancel(id string) {
 // observer in flight).
 func (w *evRig) waitLeases() {
 	w.t.Helper()
-	poll(w.ctx, w.t, "no leases", func() bool {
-		for _, s := range w.rt.ServerStatuses() {
-			if s.Name == "ev" {
-				return s.Leases == 0
-			}
+	poll(w.ctx, w.t, "no leases", func() bool { return w.status().Leases == 0 })
+}
+
+// status returns the server's status.
+func (w *evRig) status() messages.ServerStatus {
+	w.t.Helper()
+	for _, s := range w.rt.ServerStatuses() {
+		if s.Name == "ev" {
+			return s
 		}
-		return false
-	})
+	}
+	w.t.Fatal("no status for ev")
+	return messages.ServerStatus{}
 }
 
 // next returns the next delivery, letting batch windows pass until it

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcprt/mcprt/eventstream"
 	ts "github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/messages"
 )
 
 // events-protocol.md (e), E:test/routing.test.mjs items 8 to 12: recovery
@@ -185,14 +186,7 @@ func TestEventsParallelSubscriptionsShareOneReconnect(t *testing.T) {
 // waitGone waits until the runtime knows the server's connection ended.
 func (w *evRig) waitGone() {
 	w.t.Helper()
-	poll(w.ctx, w.t, "the connection to end", func() bool {
-		for _, s := range w.rt.ServerStatuses() {
-			if s.Name == "ev" {
-				return s.State != 2 // not connected
-			}
-		}
-		return false
-	})
+	poll(w.ctx, w.t, "the connection to end", func() bool { return w.status().State != messages.StateConnected })
 }
 
 // Routing 12: every reopen is acknowledged, then reports a gap, then is
