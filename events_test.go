@@ -256,29 +256,18 @@ func TestEventsEndToEnd(t *testing.T) {
 // same id, delivers what is published next, once each.
 func TestEventsRecoverAfterDisconnect(t *testing.T) {
 	t.Parallel()
-	w := newEventsWorld(t, eventsServers(t)["stdio"](t))
-	sub := w.events(`{"action":"subscribe","server":"ev","name":"` + ts.EventTest + `"}`)
-	s, _ := sub["subscription"].(map[string]any)
-	if s == nil {
-		t.Fatalf("subscribe: %v", sub)
-	}
-	mark := w.clk.Mark()
-	w.tool("events_emit", `{"name":"`+ts.EventTest+`","count":2}`)
-	first, _ := w.collect(mark, 2)
+	w := newEvRig(t, evSetup{})
+	s := w.subscribe(ts.EventTest, "", "")
+	w.emit(ts.EventTest, 2, "")
+	w.wantEvents(map[string]int{s.ID: 2})
 
-	mark = w.clk.Mark()
+	mark := w.clk.Mark()
 	w.tool("events_fault", `{"fault":"disconnect"}`) // the server process exits
-	w.flush(mark)
-	st := w.host.wait(w.ctx, t, w.host.count())
-	if st.Kind != "mcp-events-status" || !strings.Contains(st.Text, `"reconnecting"`) {
+	if st := w.nextStatus(); len(st) != 1 || st[0].ID != s.ID || st[0].Status != eventstream.StateReconnecting {
 		t.Fatalf("the interruption's wakeup: %+v", st)
 	}
 	w.clk.WaitArmed(w.ctx, t, mark, time.Second) // the first retry
-	active := func() bool {
-		l := w.events(`{"action":"list"}`)
-		subs, _ := l["subscriptions"].([]any)
-		return len(subs) == 1 && subs[0].(map[string]any)["status"] == "active" && subs[0].(map[string]any)["id"] == s["id"]
-	}
+	active := func() bool { return w.list()[s.ID].Status == eventstream.StateActive }
 	// Let the retry fall due. If it finds the old connection not yet
 	// known to be gone, it fails and the next one is armed: let that fall
 	// due too, until the stream is acknowledged.
@@ -290,12 +279,9 @@ func TestEventsRecoverAfterDisconnect(t *testing.T) {
 		w.clk.Advance(delay)
 		poll(w.ctx, t, "the retry's outcome", func() bool { return active() || w.clk.ArmedSince(m, 2*delay) })
 	}
-	mark = w.clk.Mark()
-	w.tool("events_emit", `{"name":"`+ts.EventTest+`","count":2}`)
-	again, statuses := w.collect(mark, 2)
-	if len(again) != 2 || len(statuses) != 0 {
-		t.Fatalf("after recovery: %v, statuses %v (before: %v)", again, statuses, first)
-	}
+	w.emit(ts.EventTest, 2, "")
+	w.wantEvents(map[string]int{s.ID: 2})
+	w.wantQuiet("recovery confirmed by events")
 }
 
 // A burst far larger than a stream's window (StreamWindow frames in
