@@ -34,12 +34,33 @@ func await[R any](ctx context.Context, s *System, server string, token messages.
 			return aborted(messages.Errorf(messages.KindShutdown, server, "the runtime is shutting down"))
 		}
 	}
+	if r, ok := ready(ch); ok {
+		return r
+	}
 	s.Post(server, &messages.Abort{Token: token})
 	select {
 	case r := <-ch:
 		return r
 	case <-s.done:
+		if r, ok := ready(ch); ok {
+			return r
+		}
 		return aborted(messages.Errorf(messages.KindAborted, server, "cancelled by the caller"))
+	}
+}
+
+// ready returns a reply already in ch. A select picks at random among the
+// cases that are ready, so a wait that sees ctx or shutdown end looks at
+// its reply channel once more: a reply that arrived meanwhile wins, and
+// nothing is posted for an operation that has finished. (The simulator
+// replays every interleaving from its seed; a coin toss here broke that.)
+func ready[R any](ch chan R) (R, bool) {
+	select {
+	case r := <-ch:
+		return r, true
+	default:
+		var zero R
+		return zero, false
 	}
 }
 
@@ -92,12 +113,18 @@ func (s *System) Status(ctx context.Context) []messages.ServerStatus {
 		s.env.send(pid, &messages.QueryStatus{Reply: once(chans[i])})
 	}
 	for i, name := range s.names {
+		var ok bool
 		select {
 		case out[i] = <-chans[i]:
+			continue
 		case <-ctx.Done():
-			out[i] = messages.ServerStatus{Name: name, ToolCount: -1}
+			if out[i], ok = ready(chans[i]); !ok {
+				out[i] = messages.ServerStatus{Name: name, ToolCount: -1}
+			}
 		case <-s.done:
-			out[i] = messages.ServerStatus{Name: name, State: messages.StateClosed, ToolCount: -1}
+			if out[i], ok = ready(chans[i]); !ok {
+				out[i] = messages.ServerStatus{Name: name, State: messages.StateClosed, ToolCount: -1}
+			}
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/mcprt/mcprt/extension"
@@ -134,6 +135,9 @@ func (p *Protocol) Dispose() {
 	for h := range p.sessions {
 		open = append(open, h)
 	}
+	// Never in map order: the closes are posts, whose order reaches the
+	// simulator's trace. Session actors' ids follow their spawn order.
+	slices.SortFunc(open, func(a, b *Session) int { return compareIDs(a.pid.Id, b.pid.Id) })
 	p.sessions = nil
 	p.mu.Unlock()
 	for _, h := range open {

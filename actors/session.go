@@ -109,6 +109,9 @@ func (h *Session) Request(ctx context.Context, method string, params json.RawMes
 	case <-ctx.Done():
 	case <-h.sys.done:
 	}
+	if r, ok := ready(ch); ok {
+		return r // it arrived with ctx's end (see ready)
+	}
 	h.post(sessAbort{token: token}, func(why string) {
 		reply(messages.Reply{Err: messages.Errorf(messages.KindAborted, h.server, "cancelled by the caller")})
 	})
@@ -116,6 +119,9 @@ func (h *Session) Request(ctx context.Context, method string, params json.RawMes
 	case r := <-ch:
 		return r
 	case <-h.sys.done:
+		if r, ok := ready(ch); ok {
+			return r
+		}
 		return messages.Reply{Err: messages.Errorf(messages.KindShutdown, h.server, "the runtime is shutting down")}
 	}
 }
