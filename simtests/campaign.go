@@ -36,9 +36,10 @@ func Campaign(w *World) error {
 
 // campaign is the state of one random session.
 type campaign struct {
-	w *World
-	r *rand.Rand
-	n int // host operations started
+	w     *World
+	r     *rand.Rand
+	n     int  // host operations started
+	proto bool // the session uses the protocol-extension API too
 }
 
 func (c *campaign) pick(options ...time.Duration) time.Duration {
@@ -48,6 +49,7 @@ func (c *campaign) pick(options ...time.Duration) time.Duration {
 // configure draws the servers.
 func (c *campaign) configure() {
 	r := c.r
+	c.proto = r.IntN(3) != 0
 	modes := []string{"", "", "eager", "keep-alive", "lazy-keep-alive"}
 	rates := []float64{0, 0, 0.03, 0.1, 0.25}
 	for i, n := 0, 1+r.IntN(5); i < n; i++ {
@@ -111,6 +113,9 @@ func (c *campaign) server() *Server { return c.w.servers[c.w.order[c.r.IntN(len(
 // op performs one random step of the session.
 func (c *campaign) op() error {
 	w, r, h := c.w, c.r, c.w.Host
+	if c.proto && r.IntN(100) < 35 {
+		return c.protoOp()
+	}
 	switch k := r.IntN(100); {
 	case k < 30: // a call of a real tool
 		s := c.server()

@@ -1,6 +1,7 @@
 package simtests
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -49,7 +50,7 @@ func init() {
 		"connect-async":    {after, func(r *runner, a string) error { id, rest := cut(a); return r.connect(id, rest, false) }},
 		"status":           {after, func(r *runner, _ string) error { return r.sync(r.id("s"), r.w.Host.Status) }},
 		"await":            {after, func(r *runner, a string) error { return r.await(a) }},
-		"cancel":           {after, func(r *runner, a string) error { return r.async(r.w.Host.Cancel(a)) }},
+		"cancel":           {after, cmdCancel},
 		"advance":          {after, cmdAdvance},
 		"settle":           {after, func(r *runner, _ string) error { return r.w.Settle() }},
 		"crash":            {after, cmdCrash},
@@ -74,6 +75,7 @@ func init() {
 			return r.async(r.w.Host.Close("close"))
 		}},
 	}
+	addProtoCommands()
 }
 
 // cut splits off the first word.
@@ -315,6 +317,12 @@ func armer(kind faultKind) func(*runner, string) error {
 					return fmt.Errorf("code=%s: want a number or none", c)
 				}
 				f.err.RPCCode, f.err.Message = code, fmt.Sprintf("simulated failure (JSON-RPC error %d)", code)
+			}
+			if d := opts["data"]; d != "" {
+				if !json.Valid([]byte(d)) {
+					return fmt.Errorf("data=%s: want JSON", d)
+				}
+				f.err.RPCData = json.RawMessage(d)
 			}
 		case faultDialSlow, faultDelay:
 			if f.delay <= 0 {

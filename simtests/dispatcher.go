@@ -14,11 +14,10 @@ import (
 // with Step, picking it with a seeded generator, or the oldest first when
 // the dispatcher is FIFO.
 type Dispatcher struct {
-	// Yield makes every post an activation makes yield the processor
-	// (runtime.Gosched) first, as if the Go scheduler preempted the
-	// simulation there: host goroutines woken by the activation so far run
-	// in the middle of it. Runs must replay and give the same traces with
-	// it as without it (-yield).
+	// Yield makes every post the simulation goroutine makes wait first
+	// until every other goroutine has blocked (synctest.Wait), as if the
+	// Go scheduler preempted the simulation there: host goroutines woken by
+	// an activation so far run in the middle of it (-yield).
 	Yield bool
 
 	mu sync.Mutex
@@ -34,6 +33,7 @@ type Dispatcher struct {
 	stackHi, stackLo uintptr        // the simulation goroutine's pinned stack
 	held             []heldPost     // posts from other goroutines, waiting
 	ranks            map[uint64]int // goroutine id -> host operation start order
+	heldAll          int            // posts held
 	midStep          int            // posts held that arrived during an activation
 	moved            int            // the simulation's posts from off its pinned stack
 }

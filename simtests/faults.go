@@ -55,6 +55,9 @@ func (f *fault) String() string {
 	}
 	if f.err != nil {
 		s += " " + describeErr(f.err)
+		if len(f.err.RPCData) > 0 {
+			s += " data=" + string(f.err.RPCData)
+		}
 	}
 	if f.times < 0 {
 		return s + " always"
@@ -211,4 +214,15 @@ func (s *Server) planRequest(method string) reqPlan {
 		}
 	}
 	return p
+}
+
+// planStream decides how a stream behaves: as its params ask (every,
+// n, end, code, data, other, late; see streamParams).
+func (s *Server) planStream(p streamParams) streamPlan {
+	every, _ := time.ParseDuration(p.Every)
+	plan := streamPlan{every: every, n: p.N, end: p.End, code: p.Code, data: p.Data, other: p.Other, late: p.Late}
+	if plan.end == "" {
+		plan.end = "none"
+	}
+	return plan
 }

@@ -2,8 +2,8 @@ package simtests
 
 import (
 	"math"
-	"runtime"
 	"sort"
+	"testing/synctest"
 	"unsafe"
 )
 
@@ -93,7 +93,7 @@ type heldPost struct {
 func (d *Dispatcher) MessagePosted(any) {
 	if d.onSimStack() {
 		if d.Yield {
-			runtime.Gosched()
+			synctest.Wait() // every goroutine woken so far runs until it blocks
 		}
 		return
 	}
@@ -108,6 +108,7 @@ func (d *Dispatcher) MessagePosted(any) {
 		d.mu.Unlock()
 		return
 	}
+	d.heldAll++
 	if d.stepping {
 		d.midStep++
 	}
@@ -166,6 +167,13 @@ func (d *Dispatcher) hostGoroutine(seq int) {
 		d.ranks = map[uint64]int{}
 	}
 	d.ranks[gid] = seq
+}
+
+// Held returns how many posts the gate has held.
+func (d *Dispatcher) Held() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.heldAll
 }
 
 // HeldMidStep returns how many posts the gate held that arrived while an

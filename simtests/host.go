@@ -22,13 +22,16 @@ type Host struct {
 	byID   map[string]*hostOp
 	known  map[string]bool // servers whose catalog the runtime surely has
 	closed bool            // Runtime.Close has returned
+	ps     *protoState     // the protocol-extension side (proto_host.go)
 }
 
 // hostOp is one host operation.
 type hostOp struct {
 	id, what string
-	kind     string // call, list, mcp, connect, status, close
+	kind     string // call, list, mcp, connect, status, close; session, prequest, sclose, dispose
 	server   string // the server concerned ("" when unknown or none)
+	session  string // prequest: the session's id
+	fresh    bool   // connect: replacing the live connection
 	// lookup is set for a call that may list servers to find its tool;
 	// unknown is how many servers it may list. Cancelling such a call
 	// while it lists two or more is not replayable: the proxy tool posts
@@ -46,8 +49,12 @@ type hostOp struct {
 	expectBackoff bool
 	dialsAtStart  int
 	// quiescentStart: a status query started with nothing in flight, so
-	// every lease it reports must be zero.
+	// every lease it reports must be one of an open stream or observer
+	// (expectLeases), and its late frames those the port reported
+	// (expectLate).
 	quiescentStart bool
+	expectLeases   map[string]int
+	expectLate     map[string]int
 }
 
 // outcome is what a host operation returned.
@@ -59,6 +66,7 @@ type outcome struct {
 	extra    string   // details worth tracing (rpcCode, retryAfterSeconds)
 	rows     []string // status rows
 	statuses []messages.ServerStatus
+	session  *mcprt.Session // a protocol session opened
 }
 
 func (o outcome) String() string {
@@ -170,7 +178,7 @@ func (h *Host) Connect(id, server string, fresh bool) error {
 		what += " fresh"
 	}
 	rt := h.w.rt
-	return h.start(&hostOp{id: id, kind: "connect", what: what, server: server}, func(ctx context.Context) outcome {
+	return h.start(&hostOp{id: id, kind: "connect", what: what, server: server, fresh: fresh}, func(ctx context.Context) outcome {
 		info, err := rt.Connect(ctx, server, fresh)
 		if err != nil {
 			return errOutcome(err)
@@ -207,6 +215,12 @@ func errOutcome(err error) outcome {
 	o := outcome{code: "error", text: err.Error()}
 	if e, ok := err.(*messages.Error); ok {
 		o.code, o.server = e.Code(), e.Server
+		if p := e.Protocol(); p != nil {
+			o.extra = fmt.Sprintf(" rpcCode=%d", p.Code)
+			if len(p.Data) > 0 {
+				o.extra += " data=" + string(p.Data)
+			}
+		}
 	}
 	return o
 }
@@ -222,6 +236,9 @@ func statusRow(s messages.ServerStatus) string {
 	}
 	if s.Restarts > 0 {
 		row += fmt.Sprintf(" restarts=%d", s.Restarts)
+	}
+	if s.LateFrames > 0 {
+		row += fmt.Sprintf(" late=%d", s.LateFrames)
 	}
 	return row
 }
@@ -267,6 +284,7 @@ func (op *hostOp) cancellable() bool { return !op.lookup || op.unknown < 2 }
 
 // collect records every operation that has finished, in start order.
 func (h *Host) collect() {
+	h.collectProto()
 	var closing *hostOp
 	kept := h.active[:0]
 	for _, op := range h.active {
@@ -302,6 +320,8 @@ func (h *Host) finished(op *hostOp) {
 	switch {
 	case op.kind == "list" && op.res.ok:
 		h.known[op.server] = true
+	case op.kind == "session" && op.res.ok:
+		h.sessionOpened(op)
 	case op.kind == "call" && op.res.server != "" && (op.res.ok || op.res.code == "tool_error"):
 		// The server answered, so the call got past the tool lookup: the
 		// runtime's catalog has the server (and keeps it).

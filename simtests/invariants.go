@@ -45,10 +45,14 @@ type checker struct {
 	// connection while one on an older connection was unanswered: the
 	// triggers of known issue K1.
 	listNotSent map[string]int
+	late        map[string]int // server -> late frames the port reported
+	// givenUp are streams and observers that ended disconnected while
+	// their connection was still up (proto_invariants.go).
+	givenUp []*hostStream
 }
 
 func newChecker(w *World) *checker {
-	return &checker{w: w, calls: map[string]int{}, dialing: map[string]int{}, dials: map[string]int{}, failedAt: map[string]time.Duration{}, listNotSent: map[string]int{}}
+	return &checker{w: w, calls: map[string]int{}, dialing: map[string]int{}, dials: map[string]int{}, failedAt: map[string]time.Duration{}, listNotSent: map[string]int{}, late: map[string]int{}}
 }
 
 // portUsed flags any use of the port after Close returned.
@@ -87,6 +91,9 @@ func (c *checker) received(l *link, op messages.Op) {
 	if op.Method == "tools/list" {
 		c.listOverlap(l)
 	}
+	if strings.HasPrefix(op.Method, "sim/") {
+		c.sentOn(l, op)
+	}
 	if op.Method != "tools/call" {
 		return
 	}
@@ -109,6 +116,9 @@ func (c *checker) received(l *link, op messages.Op) {
 func (c *checker) notSent(server string, op messages.Op) {
 	if op.Method == "tools/list" {
 		c.listNotSent[server]++
+	}
+	if op.Stream != nil {
+		c.streamNotSent(op)
 	}
 }
 
@@ -148,6 +158,9 @@ func (c *checker) hostStarted(op *hostOp) {
 	switch op.kind {
 	case "connect":
 		delete(c.failedAt, op.server) // explicit connects bypass and end it
+		if op.fresh {
+			c.replacing(op.server)
+		}
 	case "call":
 		if op.lookup || op.server == "" || !c.remembers(op.server) || c.w.Host.byID["close"] != nil {
 			return // (during shutdown every call gets shutdown instead)
@@ -157,7 +170,14 @@ func (c *checker) hostStarted(op *hostOp) {
 			op.expectBackoff, op.dialsAtStart = true, c.dials[op.server]
 		}
 	case "status":
-		op.quiescentStart = c.w.Host.Active() == 0 && c.w.Disp.Pending() == 0 && c.outstanding() == 0
+		op.quiescentStart = c.w.Host.Active() == 0 && c.w.Disp.Pending() == 0 && c.outstanding() == 0 && len(c.w.blocked) == 0
+		if op.quiescentStart {
+			op.expectLeases = c.openLeases()
+			op.expectLate = map[string]int{}
+			for k, v := range c.late {
+				op.expectLate[k] = v
+			}
+		}
 	}
 }
 
@@ -179,11 +199,21 @@ func (c *checker) settledFor(server string) bool {
 	return true
 }
 
-// outstanding counts requests received and not answered, all servers.
+// outstanding counts requests received and not answered, all servers,
+// except the requests of open streams (unanswered by design).
 func (c *checker) outstanding() int {
 	n := 0
 	for _, name := range c.w.order {
-		n += c.w.servers[name].outstanding()
+		for _, l := range c.w.servers[name].links {
+			if l.conn == nil {
+				continue
+			}
+			for _, r := range l.conn.pending {
+				if !c.openStream(r) {
+					n++
+				}
+			}
+		}
 	}
 	return n
 }
@@ -222,8 +252,11 @@ func (c *checker) hostFinished(op *hostOp) {
 	}
 	if op.kind == "status" && op.quiescentStart {
 		for _, s := range op.res.statuses {
-			if s.Leases != 0 {
-				c.w.violate("%s holds %d lease(s) while nothing is in flight", s.Name, s.Leases)
+			if want := op.expectLeases[s.Name]; s.Leases != want {
+				c.w.violate("%s holds %d lease(s) while nothing is in flight but %d open stream(s) and observer(s)", s.Name, s.Leases, want)
+			}
+			if want := op.expectLate[s.Name]; s.LateFrames != uint64(want) {
+				c.w.violate("%s counts %d late frame(s), the port reported %d", s.Name, s.LateFrames, want)
 			}
 		}
 	}
@@ -259,5 +292,6 @@ func (c *checker) afterClose(op *hostOp) {
 			}
 		}
 	}
+	c.protoAfterClose()
 	c.closed = true
 }

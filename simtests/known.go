@@ -21,17 +21,36 @@ func (k *KnownIssue) Error() string { return "known issue " + k.ID + ": " + k.Wh
 // actors/server_catalog.go: the superseded run's waiters join the new run,
 // and a listing whose connection ended moves, as a whole, to a new one.
 
-// unanswered reports host operations that got no answer within a bound as
-// a broken invariant naming them.
+// unanswered reports host operations that got no answer within a bound,
+// or else requests the servers still hold for nobody, as a broken
+// invariant naming them.
 func (w *World) unanswered(cause error) error {
 	var ids []string
 	for _, op := range w.Host.active {
 		ids = append(ids, op.id+" ("+op.what+")")
 	}
-	if len(ids) == 0 {
+	if len(ids) > 0 {
+		w.violate("every host operation gets an answer: %s got none (%v)", strings.Join(ids, ", "), cause)
+		return w.Err()
+	}
+	// Nobody waits, yet requests stay unanswered: the runtime left them
+	// (a stream that ended without cancelling its request, say).
+	var reqs []string
+	for _, name := range w.order {
+		for _, l := range w.servers[name].links {
+			if l.conn == nil {
+				continue
+			}
+			for _, id := range sortedIDs(l.conn.pending) {
+				if r := l.conn.pending[id]; !w.inv.openStream(r) {
+					reqs = append(reqs, fmt.Sprintf("%s %d %s", l.label, id, describeOp(r.op)))
+				}
+			}
+		}
+	}
+	if len(reqs) == 0 {
 		return cause
 	}
-	msg := fmt.Sprintf("every host operation gets an answer: %s got none (%v)", strings.Join(ids, ", "), cause)
-	w.violate("%s", msg)
+	w.violate("requests left unanswered with nobody waiting for them: %s (%v)", strings.Join(reqs, ", "), cause)
 	return w.Err()
 }

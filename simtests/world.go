@@ -41,6 +41,7 @@ type World struct {
 	instant  time.Duration // the virtual instant the last step ran at
 	atOnce   int           // steps run at that instant
 	closedAt time.Duration // when Close returned
+	blocked  []*link       // links waiting for a stream credit (unblock)
 	draining bool          // Drain is ending a failed run: violations no longer stop it
 
 	mu sync.Mutex
@@ -152,6 +153,7 @@ func (w *World) quiet() {
 		synctest.Wait()
 	}
 	w.Host.collect()
+	w.inv.bindings()
 }
 
 // step runs one activation, or when none is queued and fire is set, the
@@ -170,12 +172,30 @@ func (w *World) step(fire bool) (bool, error) {
 		return false, w.Err()
 	}
 	if w.Disp.Step() {
+		w.unblock()
 		return true, nil
 	}
 	if fire && w.Clock.FireNext() {
+		w.unblock()
 		return true, nil
 	}
 	return false, nil
+}
+
+// unblock lets the links waiting for a stream credit go on once the
+// stream's consumer has returned one (or the stream ended), in the order
+// they began to wait.
+func (w *World) unblock() {
+	kept := w.blocked[:0]
+	for _, l := range w.blocked {
+		if l.outbox[0].credits.TryAcquire() {
+			l.credit = true
+			w.Disp.Schedule(l.deliver)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	w.blocked = kept
 }
 
 // Settle runs queued activations until none is left, without moving time.
