@@ -122,11 +122,15 @@ func (w *eventsWorld) tool(name, args string) string {
 	return res.Text
 }
 
-// flush waits for a batch window to be armed from mark and lets it pass.
-func (w *eventsWorld) flush(mark int) {
+// flush waits for a batch window to be armed from mark and lets it pass;
+// it returns the mark just past that window's timer (not the clock's
+// mark after the advance: a window armed while it advanced would be
+// missed).
+func (w *eventsWorld) flush(mark int) int {
 	w.t.Helper()
-	w.clk.WaitArmed(w.ctx, w.t, mark, eventstream.DefaultBatchWindow)
+	next := w.clk.WaitArmed(w.ctx, w.t, mark, eventstream.DefaultBatchWindow)
 	w.clk.Advance(eventstream.DefaultBatchWindow)
+	return next
 }
 
 // collect lets batch windows pass until n events have been delivered
@@ -136,8 +140,7 @@ func (w *eventsWorld) collect(mark, n int) (ids []string, statuses []messages.Ho
 	w.t.Helper()
 	seen := w.host.count()
 	for len(ids) < n {
-		w.flush(mark)
-		mark = w.clk.Mark()
+		mark = w.flush(mark)
 		m := w.host.wait(w.ctx, w.t, seen+1)
 		seen++
 		if m.Kind == "mcp-events-status" {
