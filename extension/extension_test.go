@@ -83,6 +83,12 @@ func TestEndOf(t *testing.T) {
 	if e.ProtocolError == nil || e.ProtocolError.Code != -32012 || e.ProtocolError.Message != "forbidden" || string(e.ProtocolError.Data) != `{"reason":"x"}` {
 		t.Fatalf("protocol error %+v", e.ProtocolError)
 	}
+	// An error object without a numeric code (read as 0) keeps no
+	// protocol error: for a subscription it is an interruption.
+	nocode := &messages.Error{Kind: messages.KindRPC, Server: "s", Message: "upstream went away (JSON-RPC error 0)"}
+	if e := EndOf(Outcome{Err: nocode}); e.Reason != messages.EndError || e.ProtocolError != nil {
+		t.Fatalf("an error without a code: %+v", e)
+	}
 }
 
 func TestStreamLife(t *testing.T) {

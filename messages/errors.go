@@ -141,9 +141,12 @@ func (e *Error) Error() string {
 func (e *Error) Code() string { return e.Kind.Code() }
 
 // Protocol returns the server's JSON-RPC error object (code, its own
-// message, data) when Kind is KindRPC, and nil otherwise.
+// message, data) when Kind is KindRPC, and nil otherwise. An error object
+// without a numeric code (read as code 0, which no JSON-RPC error uses)
+// has none either: a stream it ends is an interruption, not a terminal
+// protocol error (events-protocol.md).
 func (e *Error) Protocol() *ProtocolError {
-	if e == nil || e.Kind != KindRPC {
+	if e == nil || e.Kind != KindRPC || e.RPCCode == 0 {
 		return nil
 	}
 	msg := e.Message

@@ -176,10 +176,15 @@ func (c *checker) streamEnded(x *hostStream) {
 }
 
 // protocolErrorKept checks that a stream ended by a JSON-RPC error keeps
-// its code and data (only when the code is a number).
+// its code and data (only when the code is a number: an error object
+// without one, read as code 0, keeps none).
 func (c *checker) protocolErrorKept(x *hostStream) {
 	want, got := x.rpcErr, x.end.ProtocolError
 	switch {
+	case want.RPCCode == 0:
+		if got != nil {
+			c.w.violate("host %s ended with a protocol error %+v for an error without a code", x.id, got)
+		}
 	case got == nil:
 		c.w.violate("host %s ended with a JSON-RPC error but without its code and data", x.id)
 	case got.Code != want.RPCCode || !bytes.Equal(got.Data, want.RPCData):
