@@ -24,13 +24,13 @@ import (
 // nothing is recorded, no lease is left.
 func TestEventsPendingSubscribeFails(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ name, arm, want string }{
-		{"activation_timeout", "stall", "timed out"},
-		{"caller_gives_up", "stall", "cancelled by the caller"},
-		{"refused", `rpc_error","code":-32013,"message":"too many`, "too many (JSON-RPC error -32013)"},
-		{"result", "end", "ended before the server acknowledged"},
-		{"server_cancelled", "cancel", "server cancelled the stream"},
-		{"process_exits", "disconnect", "ev"},
+	for _, c := range []struct{ name, arm, want, code string }{
+		{"activation_timeout", "stall", "timed out", "disconnected"},
+		{"caller_gives_up", "stall", "cancelled by the caller", "aborted"},
+		{"refused", `rpc_error","code":-32013,"message":"too many`, "too many (JSON-RPC error -32013)", "protocol_error"},
+		{"result", "end", "ended before the server acknowledged", "protocol_error"},
+		{"server_cancelled", "cancel", "server cancelled the stream", "protocol_error"},
+		{"process_exits", "disconnect", "ev", "disconnected"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -50,8 +50,8 @@ func TestEventsPendingSubscribeFails(t *testing.T) {
 					w.advanceTo(mark, eventstream.DefaultActivationTimeout)
 				}
 			}
-			if r := <-res; !r.IsError || !strings.Contains(r.Text, c.want) || strings.Count(r.Text, `server \"ev\"`) != 1 {
-				t.Fatalf("subscribe: %+v", r)
+			if r := <-res; !r.IsError || !strings.Contains(r.Text, c.want) || strings.Count(r.Text, `server \"ev\"`) != 1 || r.ErrorCode() != c.code {
+				t.Fatalf("subscribe (want code %s): %+v", c.code, r)
 			}
 			opens := w.opens(ts.EventTest)
 			if len(opens) != 1 {

@@ -336,9 +336,25 @@ func (a *eventsActor) start(c actor.Context, m evSubscribe, key string) {
 		a.env.send(me, evUnsubscribe{id: rec.id, reply: func() {}}) // a failed subscribe leaves no record
 		// The stream's error names the server already; Errorf adds it.
 		why = strings.TrimPrefix(why, fmt.Sprintf("server %q: ", spec.Server))
-		m.reply(snap, messages.Errorf(messages.KindConnectFailed, spec.Server, "%s", why))
+		m.reply(snap, messages.Errorf(rejectKind(snap.EndReason), spec.Server, "%s", why))
 	}
 	rec.pid = c.Spawn(a.env.props(newSubActor(a.env, a.me, a.batches, a.notify, sub, spec, &rec.snap, reply), actor.WithSupervisor(stopOnFailure)))
+}
+
+// rejectKind classifies a subscribe that failed before the server's
+// acknowledgement by how its stream ended: the caller gave up, the
+// connection (or the activation wait) was lost, or the server answered
+// the stream (a refusal, or a result) instead of acknowledging it.
+func rejectKind(r messages.EndReason) messages.ErrorKind {
+	switch r {
+	case messages.EndCancelled:
+		return messages.KindAborted
+	case messages.EndDisconnected:
+		return messages.KindDisconnected
+	case messages.EndError, messages.EndEnded:
+		return messages.KindProtocol
+	}
+	return messages.KindConnectFailed
 }
 
 func (a *eventsActor) unsubscribe(c actor.Context, id string) {
