@@ -5,7 +5,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/messages"
 )
@@ -17,7 +16,7 @@ type batchActor[T any] struct {
 	env     *env
 	b       *eventstream.Batcher[T]
 	me      *actor.PID
-	timer   clock.Timer
+	timer   timerSlot
 	deliver func(messages.HostMessage)
 	stopped *atomic.Bool
 }
@@ -65,15 +64,9 @@ func (a *batchActor[T]) exec(effects []eventstream.Effect) {
 	for _, e := range effects {
 		switch e := e.(type) {
 		case eventstream.Arm:
-			if a.timer != nil {
-				a.timer.Stop()
-			}
-			a.timer = a.env.after(e.After, a.me, batchFlush{token: e.Token})
+			a.timer.arm(a.env, e.After, a.me, batchFlush{token: e.Token})
 		case eventstream.Disarm:
-			if a.timer != nil {
-				a.timer.Stop()
-				a.timer = nil
-			}
+			a.timer.stop()
 		}
 	}
 }

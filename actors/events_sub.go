@@ -7,7 +7,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/messages"
 )
@@ -25,7 +24,7 @@ type subActor struct {
 	sub     *eventstream.Subscription
 	spec    eventstream.Spec
 	me      *actor.PID
-	timer   clock.Timer
+	timer   timerSlot
 	streams map[uint64]*Stream // by stream number
 	waiting map[uint64]bool    // stream numbers waiting for a session
 	reply   func(eventstream.Snapshot, string)
@@ -95,9 +94,7 @@ func (a *subActor) Receive(c actor.Context) {
 		m.reply(a.sub.Snapshot())
 	case *actor.Stopping:
 		a.exec(a.sub.Cancel())
-		if a.timer != nil {
-			a.timer.Stop()
-		}
+		a.timer.stop()
 	}
 	a.publish()
 }
@@ -154,15 +151,9 @@ func (a *subActor) exec(effects []eventstream.Effect) {
 				delete(a.streams, e.Stream)
 			}
 		case eventstream.Arm:
-			if a.timer != nil {
-				a.timer.Stop()
-			}
-			a.timer = a.env.after(e.After, a.me, subTimer{token: e.Token})
+			a.timer.arm(a.env, e.After, a.me, subTimer{token: e.Token})
 		case eventstream.Disarm:
-			if a.timer != nil {
-				a.timer.Stop()
-				a.timer = nil
-			}
+			a.timer.stop()
 		case eventstream.Deliver:
 			done := a.frameDone
 			a.frameDone = nil
