@@ -76,6 +76,7 @@ func init() {
 		}},
 	}
 	addProtoCommands()
+	addEventsCommands()
 }
 
 // cut splits off the first word.
@@ -216,7 +217,13 @@ func cmdServer(r *runner, a string) error {
 		case "page":
 			s.PageSize, err = strconv.Atoi(v)
 		default:
-			return fmt.Errorf("unknown server option %q", k)
+			ok, e := serverEventsOption(s, k, v)
+			if !ok {
+				return fmt.Errorf("unknown server option %q", k)
+			}
+			if e != nil {
+				return e
+			}
 		}
 	}
 	if err != nil {

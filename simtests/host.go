@@ -9,6 +9,7 @@ import (
 	"time"
 
 	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -23,6 +24,9 @@ type Host struct {
 	known  map[string]bool // servers whose catalog the runtime surely has
 	closed bool            // Runtime.Close has returned
 	ps     *protoState     // the protocol-extension side (proto_host.go)
+	// The events side (events_host.go): subscriptions by id, in order.
+	subs     map[string]*hostSub
+	subOrder []string
 }
 
 // hostOp is one host operation.
@@ -31,6 +35,8 @@ type hostOp struct {
 	kind     string // call, list, mcp, connect, status, close; session, prequest, sclose, dispose
 	server   string // the server concerned ("" when unknown or none)
 	session  string // prequest: the session's id
+	evName   string // esub: the event's name
+	check    bool   // elist: the accounting checkpoint
 	fresh    bool   // connect: replacing the live connection
 	// lookup is set for a call that may list servers to find its tool;
 	// unknown is how many servers it may list. Cancelling such a call
@@ -67,6 +73,7 @@ type outcome struct {
 	rows     []string // status rows
 	statuses []messages.ServerStatus
 	session  *mcprt.Session // a protocol session opened
+	snaps    []eventstream.Snapshot
 }
 
 func (o outcome) String() string {
@@ -83,7 +90,9 @@ func newHost(w *World) *Host {
 
 // Deliver implements mcprt.Host.
 func (h *Host) Deliver(_ context.Context, m messages.HostMessage) {
-	h.w.Tracef("host deliver %s %q", m.Kind, m.Text)
+	if !h.deliverEvents(m) {
+		h.w.Tracef("host deliver %s %q", m.Kind, m.Text)
+	}
 	if h.closed {
 		h.w.violate("host delivery after Close returned")
 	}
@@ -322,6 +331,10 @@ func (h *Host) finished(op *hostOp) {
 		h.known[op.server] = true
 	case op.kind == "session" && op.res.ok:
 		h.sessionOpened(op)
+	case op.kind == "esub" && op.res.ok:
+		h.evSubscribed(op)
+	case op.kind == "elist" && op.check:
+		h.w.inv.evAccount(op.res.snaps)
 	case op.kind == "call" && op.res.server != "" && (op.res.ok || op.res.code == "tool_error"):
 		// The server answered, so the call got past the tool lookup: the
 		// runtime's catalog has the server (and keeps it).

@@ -49,6 +49,7 @@ type checker struct {
 	// givenUp are streams and observers that ended disconnected while
 	// their connection was still up (proto_invariants.go).
 	givenUp []*hostStream
+	evs     *evState // the events invariants (events_invariants.go)
 }
 
 func newChecker(w *World) *checker {

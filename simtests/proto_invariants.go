@@ -240,6 +240,18 @@ func (c *checker) openLeases() map[string]int {
 			}
 		}
 	}
+	for _, name := range c.w.order {
+		for _, l := range c.w.servers[name].links {
+			if l.conn == nil || l.conn.state != connLive {
+				continue
+			}
+			for _, r := range l.conn.pending {
+				if r.stream != nil && r.stream.ev != nil {
+					out[name]++ // an events stream holds a lease too
+				}
+			}
+		}
+	}
 	return out
 }
 
@@ -248,6 +260,9 @@ func (c *checker) openLeases() map[string]int {
 func (c *checker) openStream(r *request) bool {
 	if r.stream == nil {
 		return false
+	}
+	if r.stream.ev != nil {
+		return true // an events stream: open until the runtime cancels it
 	}
 	x := c.stream(r.stream.host)
 	return x != nil && !x.ended

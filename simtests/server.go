@@ -27,6 +27,12 @@ type Server struct {
 	ExitDelay              time.Duration // from a crash to its ConnClosed
 	ReapDelay              time.Duration // from Close to its ConnClosed (the process exiting)
 	Disabled               bool
+	// The events server (events_server.go): the event types it offers,
+	// how many events of each it retains for replay (0: defaultRetain),
+	// and its heartbeat interval (0: defaultHeartbeat; negative: none).
+	topics    []*evTopic
+	Retain    int
+	Heartbeat time.Duration
 
 	faults []*fault // armed by scenario commands, used in order
 	chaos  *chaos   // faults drawn from the seed (campaign); nil: none
@@ -112,6 +118,8 @@ func (s *Server) handle(op messages.Op, toolError bool) (json.RawMessage, *messa
 		}
 		res, _ := json.Marshal(map[string]any{"content": []map[string]any{{"type": "text", "text": text}}, "isError": toolError})
 		return res, nil
+	case "events/list":
+		return s.eventsList()
 	case "sim/echo":
 		res, _ := json.Marshal(map[string]json.RawMessage{"echo": op.Params})
 		return res, nil
@@ -178,6 +186,19 @@ func describeResult(method string, raw json.RawMessage) string {
 			out += " next=" + p.NextCursor
 		}
 		return out
+	case "events/list":
+		var p struct {
+			Events []struct {
+				Name     string   `json:"name"`
+				Delivery []string `json:"delivery"`
+			} `json:"events"`
+		}
+		_ = json.Unmarshal(raw, &p)
+		var names []string
+		for _, e := range p.Events {
+			names = append(names, e.Name+":"+strings.Join(e.Delivery, "+"))
+		}
+		return "events=[" + strings.Join(names, " ") + "]"
 	case "tools/call":
 		var p struct {
 			Content []struct {
@@ -220,6 +241,20 @@ func describeOp(op messages.Op) string {
 	}
 	if strings.HasPrefix(op.Method, "sim/") {
 		return op.Method + " " + string(op.Params)
+	}
+	if op.Method == "events/stream" {
+		var p struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+			Cursor    json.RawMessage `json:"cursor"`
+			MaxAgeMs  json.RawMessage `json:"maxAgeMs"`
+		}
+		_ = json.Unmarshal(op.Params, &p)
+		out := fmt.Sprintf("events/stream %s %s cursor=%s", p.Name, p.Arguments, p.Cursor)
+		if len(p.MaxAgeMs) > 0 {
+			out += " maxAgeMs=" + string(p.MaxAgeMs)
+		}
+		return out
 	}
 	return op.Method
 }

@@ -52,6 +52,7 @@ type simStream struct {
 	plan  streamPlan
 	timer clock.Timer // the next frame of the plan
 	over  bool        // the server sends nothing more by its plan
+	ev    *evStream   // an events/stream's server side (events_server.go)
 }
 
 // streamPlan is how a stream behaves, from its params or the seed.
@@ -106,6 +107,9 @@ func (c *simConn) openStream(op messages.Op, r *request) {
 	_ = json.Unmarshal(op.Params, &p)
 	st := &simStream{c: c, op: op, subID: c.subID(op.ID), host: p.Stream}
 	st.plan = c.l.srv.planStream(p)
+	if op.Method == "events/stream" {
+		st.openEvents()
+	}
 	r.stream = st
 	methods := map[string]bool{}
 	for _, m := range op.Stream.Methods {
@@ -122,6 +126,10 @@ func (c *simConn) openStream(op messages.Op, r *request) {
 
 // start is the server accepting the stream: frames follow by its plan.
 func (st *simStream) start() {
+	if st.ev != nil {
+		st.startEvents()
+		return
+	}
 	if st.plan.every > 0 {
 		st.schedule()
 	} else if st.plan.n == 0 && st.plan.end != "none" && st.plan.end != "" {
@@ -207,6 +215,7 @@ func (st *simStream) sendLate() {
 
 // stop makes the server send nothing more by the stream's plan.
 func (st *simStream) stop() {
+	st.stopEvents()
 	st.over = true
 	if st.timer != nil {
 		st.timer.Stop()

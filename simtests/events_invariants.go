@@ -1,0 +1,177 @@
+package simtests
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/mcprt/mcprt/eventstream"
+)
+
+// The events invariants:
+//   - no event reaches the host twice for one subscription, no malformed
+//     frame reaches it, and every event it gets was emitted by the server
+//     under the subscription's name (and not lost in a gap);
+//   - accounting, at each checkpoint (Campaign.evCheckpoint, the scenario
+//     command ev-check): for each active subscription, every event its
+//     server emitted after the subscription's first acknowledgement was
+//     delivered, unless the server lost it (a gap, reported with
+//     truncated), maxAgeMs skipped it, or it is counted in dropped_events
+//     (the sum of what is missing never exceeds the sum of the counts); an
+//     ended or failed subscription was reported so in a status wakeup
+//     (unless statuses were dropped);
+//   - wakeups are bounded by episodes: the status items of one
+//     subscription never exceed two per events/stream its server received
+//     for that event, plus one per gap and upstream error sent, plus two;
+//   - the retry budget holds: between two valid events or heartbeats of
+//     an event type, a server receives at most six events/stream requests
+//     per subscribe of that type (one open and five retries);
+//   - after Close returns nothing is delivered (checked by Host.Deliver).
+
+// evKey names an event type of a server.
+func evKey(server, name string) string { return server + "/" + name }
+
+// evState is what the events invariants remember.
+type evState struct {
+	emitted   map[string]int             // evKey -> events emitted
+	excused   map[string]map[int]bool    // evKey -> seqs lost or skipped on purpose
+	delivered map[string]map[string]bool // subscription id -> event ids delivered
+	statuses  map[string]int             // subscription id -> status items
+	lastState map[string]string          // subscription id -> status of its last status item
+	opens     map[string]int             // evKey -> events/stream requests received
+	notices   map[string]int             // evKey -> gaps and upstream errors sent
+	streak    map[string]int             // evKey -> opens since the last valid event or heartbeat
+	budget    map[string]int             // evKey -> subscribes since then
+	dropped   int                        // dropped_events, summed
+	droppedSt int                        // dropped_statuses, summed
+}
+
+func (c *checker) ev() *evState {
+	if c.evs == nil {
+		c.evs = &evState{emitted: map[string]int{}, excused: map[string]map[int]bool{}, delivered: map[string]map[string]bool{},
+			statuses: map[string]int{}, lastState: map[string]string{}, opens: map[string]int{}, notices: map[string]int{},
+			streak: map[string]int{}, budget: map[string]int{}}
+	}
+	return c.evs
+}
+
+func (c *checker) evEmitted(server, name string, seq int) { c.ev().emitted[evKey(server, name)] = seq }
+
+// evExcused records that events (from, to] of a type will never be
+// delivered on purpose (lost in a gap, or older than maxAgeMs).
+func (c *checker) evExcused(server, name string, from, to int) {
+	e := c.ev()
+	k := evKey(server, name)
+	if e.excused[k] == nil {
+		e.excused[k] = map[int]bool{}
+	}
+	for s := from + 1; s <= to; s++ {
+		e.excused[k][s] = true
+	}
+}
+
+func (c *checker) evGapSent(server, name string)   { c.ev().notices[evKey(server, name)]++ }
+func (c *checker) evErrorSent(server, name string) { c.ev().notices[evKey(server, name)]++ }
+
+// evAlive is a valid event or heartbeat sent: the retry budget resets.
+func (c *checker) evAlive(server, name string) {
+	e := c.ev()
+	k := evKey(server, name)
+	e.streak[k], e.budget[k] = 0, 0
+}
+
+// evSubscribing is a subscribe starting: six more opens are allowed.
+func (c *checker) evSubscribing(server, name string) { c.ev().budget[evKey(server, name)]++ }
+
+// evOpen is a server receiving events/stream.
+func (c *checker) evOpen(server, name string) {
+	e := c.ev()
+	k := evKey(server, name)
+	e.opens[k]++
+	e.streak[k]++
+	if limit := 6 * e.budget[k]; e.streak[k] > limit {
+		c.w.violate("%s received %d events/stream requests without a valid event or heartbeat in between (at most %d: one open and five retries per subscribe)",
+			k, e.streak[k], limit)
+	}
+}
+
+func (c *checker) evUnsubscribing(string) {}
+
+// evDelivered checks an events wakeup.
+func (c *checker) evDelivered(d eventstream.EventsDetails) {
+	e := c.ev()
+	e.dropped += d.DroppedEvents
+	for _, it := range d.Events {
+		sub, id := it.SubscriptionID, it.Event.EventID
+		if e.delivered[sub] == nil {
+			e.delivered[sub] = map[string]bool{}
+		}
+		if e.delivered[sub][id] {
+			c.w.violate("event %s delivered twice to subscription %s", id, sub)
+		}
+		e.delivered[sub][id] = true
+		k := evKey(it.Server, it.Event.Name)
+		seq, err := strconv.Atoi(strings.TrimPrefix(id, "e"))
+		switch {
+		case !strings.HasPrefix(id, "e") || err != nil:
+			c.w.violate("subscription %s got event %q, which the server never emitted (a malformed frame?)", sub, id)
+		case seq > e.emitted[k]:
+			c.w.violate("subscription %s got event %s of %s, which has emitted only %d", sub, id, k, e.emitted[k])
+		case e.excused[k][seq]:
+			c.w.violate("subscription %s got event %s of %s, which the server lost and never sent", sub, id, k)
+		}
+		if hs := c.w.Host.subs[sub]; hs != nil && (hs.name != it.Event.Name || hs.server != it.Server) {
+			c.w.violate("subscription %s (%s/%s) got an event of %s", sub, hs.server, hs.name, k)
+		}
+	}
+}
+
+// evStatus checks a status wakeup.
+func (c *checker) evStatus(d eventstream.StatusDetails) {
+	e := c.ev()
+	e.droppedSt += d.DroppedStatuses
+	for _, s := range d.Subscriptions {
+		e.statuses[s.ID]++
+		e.lastState[s.ID] = string(s.Status)
+		k := evKey(s.Server, s.Name)
+		if limit := 2*e.opens[k] + e.notices[k] + 2; e.statuses[s.ID] > limit {
+			c.w.violate("subscription %s woke the host with %d status items; its episodes allow at most %d (%d opens, %d gaps and errors)",
+				s.ID, e.statuses[s.ID], limit, e.opens[k], e.notices[k])
+		}
+	}
+}
+
+// evAccount is the accounting checkpoint: subs is the runtime's list of
+// subscriptions, taken with nothing in flight and every batch flushed.
+func (c *checker) evAccount(subs []eventstream.Snapshot) {
+	e := c.ev()
+	missing := 0
+	var where []string
+	for _, s := range subs {
+		hs := c.w.Host.subs[s.ID]
+		if hs == nil {
+			continue
+		}
+		k := evKey(s.Server, s.Name)
+		switch s.Status {
+		case eventstream.StateActive:
+			n := 0
+			for seq := hs.start + 1; seq <= e.emitted[k]; seq++ {
+				if !e.excused[k][seq] && !e.delivered[s.ID]["e"+strconv.Itoa(seq)] {
+					n++
+				}
+			}
+			if n > 0 {
+				missing += n
+				where = append(where, s.ID+":"+strconv.Itoa(n))
+			}
+		case eventstream.StateEnded, eventstream.StateFailed:
+			if e.lastState[s.ID] != string(s.Status) && e.droppedSt == 0 {
+				c.w.violate("subscription %s is %s, but no status wakeup said so (last said %q)", s.ID, s.Status, e.lastState[s.ID])
+			}
+		}
+	}
+	if missing > e.dropped {
+		c.w.violate("%d event(s) emitted after subscribing were neither delivered nor counted in dropped_events (%d counted) [%s]",
+			missing, e.dropped, strings.Join(where, " "))
+	}
+}
