@@ -40,6 +40,10 @@ type campaign struct {
 	r     *rand.Rand
 	n     int  // host operations started
 	proto bool // the session uses the protocol-extension API too
+	// The events campaign (campaign_events.go): its own generator, so
+	// that the plain campaign of a seed stays what it was.
+	er     *rand.Rand
+	events bool
 }
 
 func (c *campaign) pick(options ...time.Duration) time.Duration {

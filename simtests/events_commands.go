@@ -39,6 +39,18 @@ func addEventsCommands() {
 			return s.evError(name, strings.Join(rest, " ")), nil
 		})},
 		"ev-terminate": {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) { return s.evTerminate(name), nil })},
+		"ev-flap": {after, func(r *runner, a string) error {
+			pos, opts := options(a)
+			if len(pos) != 1 {
+				return fmt.Errorf("usage: ev-flap SERVER [times=N]")
+			}
+			s, err := r.server(pos[0])
+			if err != nil {
+				return err
+			}
+			s.evFlap, err = countOpt(opts, "times", 1)
+			return err
+		}},
 		"ev-stall":     {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) { return s.evStall(name), nil })},
 		"ev-bad": {after, evFault(func(s *Server, name string, rest []string, _ map[string]string) (int, error) {
 			if len(rest) != 1 {

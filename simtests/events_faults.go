@@ -41,7 +41,7 @@ func (s *Server) evGap(name string, n int) int {
 		return 0
 	}
 	sts := s.evStreams(name, true)
-	s.w.inv.evExcused(s.Name, name, t.seq, t.seq+n)
+	s.w.inv.evPhantom(s.Name, name, t.seq, t.seq+n)
 	t.seq += n
 	t.log = nil
 	for _, st := range sts {

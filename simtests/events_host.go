@@ -130,6 +130,7 @@ func (h *Host) evSubscribed(op *hostOp) {
 	if cur, ok := s.Cursor.Value(); ok {
 		start, _ = strconv.Atoi(strings.TrimPrefix(cur, "c"))
 	}
+	evTotals.subscriptions.Add(1)
 	h.subs[s.ID] = &hostSub{id: s.ID, server: s.Server, name: s.Name, start: start}
 	h.subOrder = append(h.subOrder, s.ID)
 }

@@ -172,6 +172,13 @@ func (st *simStream) startEvents() {
 	}
 	ev.acked, ev.pos = true, from
 	st.sendEvFrame(noteActive, map[string]any{"cursor": ack}, "active "+ack)
+	if s.evFlap > 0 {
+		// Acknowledge, then drop: only events and heartbeats may give a
+		// subscription its retries back.
+		s.evFlap--
+		c.answer(c.pending[st.op.ID], nil, &messages.Error{Kind: messages.KindRPC, Server: s.Name, Message: "stream dropped after the acknowledgement"})
+		return
+	}
 	if from < oldest-1 {
 		lost = oldest - 1 - from
 		s.w.inv.evExcused(s.Name, ev.name, from, oldest-1)

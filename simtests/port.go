@@ -122,6 +122,7 @@ func (l *link) deliver() {
 	l.credit = false
 	l.outbox = l.outbox[1:]
 	l.w.Tracef("%s < %s", l.label, d.line)
+	l.w.inv.portDelivered(l.server)
 	if d.delivered != nil {
 		d.delivered()
 	}

@@ -33,6 +33,7 @@ type Server struct {
 	topics    []*evTopic
 	Retain    int
 	Heartbeat time.Duration
+	evFlap    int // the next evFlap events streams end right after their acknowledgement
 
 	faults []*fault // armed by scenario commands, used in order
 	chaos  *chaos   // faults drawn from the seed (campaign); nil: none

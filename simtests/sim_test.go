@@ -52,6 +52,16 @@ func reproduce(seed uint64) string {
 // trace and the error that ended it, if any. yield makes every post an
 // activation makes yield the processor first (Dispatcher.Yield).
 func runSeed(t *testing.T, seed uint64, yield bool) (trace string, err error) {
+	trace, err = runFlavor(t, seed, yield, Campaign)
+	if err != nil {
+		return trace, err
+	}
+	events, err := runFlavor(t, seed, yield, CampaignEvents)
+	return trace + "=== the events campaign of the seed\n" + events, err
+}
+
+// runFlavor runs one campaign of a seed.
+func runFlavor(t *testing.T, seed uint64, yield bool, campaign func(*World) error) (trace string, err error) {
 	defer noGC()()
 	defer func() {
 		if p := recover(); p != nil {
@@ -63,7 +73,7 @@ func runSeed(t *testing.T, seed uint64, yield bool) (trace string, err error) {
 		w := NewWorld(seed)
 		w.Disp.Pin(uintptr(unsafe.Pointer(&anchor)))
 		w.Disp.Yield = yield
-		err = Campaign(w)
+		err = campaign(w)
 		if err != nil {
 			if derr := w.Drain(); derr != nil {
 				err = errors.Join(err, fmt.Errorf("while draining: %w", derr))
@@ -184,6 +194,11 @@ func TestSim(t *testing.T) {
 	}
 	t.Logf("%d seeds run twice each, all replayed byte for byte: %d distinct traces, %d trace lines per run (digest %x), %s; %d host posts arrived during an activation and were held (gate.go)",
 		len(seeds), len(distinct), lines, digest.Sum(nil)[:6], time.Since(began).Round(time.Millisecond), heldMidStep.Load())
+	t.Logf("events campaigns (both runs of each seed): %d subscriptions, %d events and %d status items delivered, %d events counted dropped, %d active subscriptions accounted at checkpoints",
+		evTotals.subscriptions.Load(), evTotals.delivered.Load(), evTotals.statusItems.Load(), evTotals.dropped.Load(), evTotals.accounted.Load())
+	if len(seeds) >= 100 && (evTotals.accounted.Load() == 0 || evTotals.statusItems.Load() == 0) {
+		t.Fatalf("the events campaigns accounted no subscription or delivered no status: they no longer exercise events")
+	}
 	for _, k := range issues {
 		ss := known[k]
 		t.Logf("%s: hit by %d seed(s), first %d (%s; -strict fails on it)", k, len(ss), ss[0], reproduce(ss[0]))
