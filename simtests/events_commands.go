@@ -51,6 +51,7 @@ func addEventsCommands() {
 			s.evFlap, err = countOpt(opts, "times", 1)
 			return err
 		}},
+		"ev-late": {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) { return s.evLate(name), nil })},
 		"ev-stall":     {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) { return s.evStall(name), nil })},
 		"ev-bad": {after, evFault(func(s *Server, name string, rest []string, _ map[string]string) (int, error) {
 			if len(rest) != 1 {

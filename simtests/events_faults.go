@@ -2,6 +2,7 @@ package simtests
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -175,4 +176,19 @@ func (s *Server) evCatalog(spec string) {
 			t.delivery = strings.Split(modes, "+")
 		}
 	}
+}
+
+// evLate sends an event on the newest stream of name the runtime has
+// cancelled or that has ended: the server had not heard yet. It is a late
+// frame, dropped and counted.
+func (s *Server) evLate(name string) int {
+	for _, c := range slices.Backward(s.liveConns()) {
+		for _, st := range slices.Backward(c.streams) {
+			if st.ev != nil && st.ev.name == name && c.routes[st.subID] == nil {
+				st.sendEvFrame(noteEvent, map[string]any{"eventId": "late", "name": name, "timestamp": "t", "data": 1}, "late event")
+				return 1
+			}
+		}
+	}
+	return 0
 }
