@@ -11,14 +11,16 @@
 //     so hours of virtual time take milliseconds.
 //   - Rand: clock.NewSeededRand(seed).
 //   - Dialer: the [World] itself, whose simulated MCP servers answer
-//     tools/list (paginated) and tools/call with latency and faults drawn
-//     from the seed or armed by a scenario file.
+//     tools/list (paginated) and tools/call, speak the protocol extension
+//     "sim" (proto_*.go) and the MCP events wire format (events_*.go),
+//     with latency and faults drawn from the seed or armed by a scenario
+//     file.
 //
 // Everything that happens is appended to one trace with virtual timestamps:
 // every frame crossing the connection port, every runtime timer firing,
-// every simulated server's state change and every host result. The same
-// seed gives a byte-identical trace; TestSim runs each seed twice and
-// compares. TestScenarios walks testdata/*.txt, small scripts in the
+// every simulated server's state change, every host result and every
+// wakeup. The same seed gives a byte-identical trace; TestSim runs each
+// seed's plain campaign and its events campaign, each twice, and compares. TestScenarios walks testdata/*.txt, small scripts in the
 // command language documented in docs/simulation.md, each command followed
 // by the trace it must produce.
 //
