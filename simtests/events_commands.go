@@ -25,8 +25,10 @@ func addEventsCommands() {
 		"catalog": {after, func(r *runner, a string) error {
 			return r.sync(r.id("ec"), func(id string) error { return r.w.Host.Catalog(id, a) })
 		}},
-		"emit":         {after, cmdEmit},
-		"ev-heartbeat": {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) { return s.evHeartbeat(name), nil })},
+		"emit": {after, cmdEmit},
+		"ev-heartbeat": {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) {
+			return s.evHeartbeat(name), nil
+		})},
 		"ev-dup": {after, evFault(func(s *Server, name string, _ []string, o map[string]string) (int, error) {
 			n, err := countOpt(o, "n", 1)
 			return s.evDup(name, n), err
@@ -38,7 +40,9 @@ func addEventsCommands() {
 		"ev-error": {after, evFault(func(s *Server, name string, rest []string, _ map[string]string) (int, error) {
 			return s.evError(name, strings.Join(rest, " ")), nil
 		})},
-		"ev-terminate": {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) { return s.evTerminate(name), nil })},
+		"ev-terminate": {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) {
+			return s.evTerminate(name), nil
+		})},
 		"ev-flap": {after, func(r *runner, a string) error {
 			pos, opts := options(a)
 			if len(pos) != 1 {
@@ -52,7 +56,9 @@ func addEventsCommands() {
 			return err
 		}},
 		"ev-late": {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) { return s.evLate(name), nil })},
-		"ev-stall":     {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) { return s.evStall(name), nil })},
+		"ev-stall": {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) {
+			return s.evStall(name), nil
+		})},
 		"ev-bad": {after, evFault(func(s *Server, name string, rest []string, _ map[string]string) (int, error) {
 			if len(rest) != 1 {
 				return 0, fmt.Errorf("usage: ev-bad SERVER NAME KIND (one of %s)", strings.Join(badFrames, ", "))
