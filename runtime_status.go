@@ -161,3 +161,8 @@ func (r *Runtime) shutdownWatchers() {
 		delete(w.tools, id)
 	}
 }
+
+// LiveActors counts the runtime's actors still alive: zero once Close has
+// returned. For tests and diagnostics (the simulator checks it after
+// every shutdown).
+func (r *Runtime) LiveActors() int { return r.sys.LiveActors() }

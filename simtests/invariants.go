@@ -293,6 +293,9 @@ func (c *checker) afterClose(op *hostOp) {
 			}
 		}
 	}
+	if n := c.w.rt.LiveActors(); n > 0 {
+		c.w.violate("%d actor(s) alive after Close returned", n)
+	}
 	c.protoAfterClose()
 	c.closed = true
 }
