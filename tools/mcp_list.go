@@ -17,18 +17,19 @@ const (
 )
 
 // known returns server's catalog, listing it first (which connects the
-// server as its lifecycle allows) when nothing is known about it.
-func (m *MCP) known(ctx context.Context, server string) (*actors.ServerCatalog, *messages.Error) {
+// server as its lifecycle allows) when nothing is known about it; listed
+// says it did.
+func (m *MCP) known(ctx context.Context, server string) (c *actors.ServerCatalog, listed bool, err *messages.Error) {
 	if err := m.configured(server); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if c := m.catalogOf(server); c.Known() {
-		return c, nil
+		return c, false, nil
 	}
 	if err := m.refreshMany(ctx, []string{server})[server]; err != nil {
-		return nil, err
+		return nil, true, err
 	}
-	return m.catalogOf(server), nil
+	return m.catalogOf(server), true, nil
 }
 
 // catalogOf returns server's catalog entry as it is now.
@@ -53,7 +54,7 @@ func (m *MCP) configured(server string) *messages.Error {
 // an instructions preview, from the catalog (cache included) when it is
 // known; a server never listed is listed first.
 func (m *MCP) list(ctx context.Context, server string) Result {
-	c, err := m.known(ctx, server)
+	c, listed, err := m.known(ctx, server)
 	if err != nil {
 		return failure(err)
 	}
@@ -62,10 +63,16 @@ func (m *MCP) list(ctx context.Context, server string) Result {
 	}
 	v := m.view()
 	idx := v.byServer[server]
-	connected := false
-	for _, st := range m.src.Statuses() {
-		if st.Name == server {
-			connected = st.State == messages.StateConnected
+	// A listing just made came from a live connection: say so, rather than
+	// read the status board, which the server's actor may be updating at
+	// this moment (a crash right after it answered), so that the answer
+	// depends on what the listing saw, not on when this goroutine ran.
+	connected := listed
+	if !listed {
+		for _, st := range m.src.Statuses() {
+			if st.Name == server {
+				connected = st.State == messages.StateConnected
+			}
 		}
 	}
 	head := fmt.Sprintf("%s (%d tools", server, len(idx))
