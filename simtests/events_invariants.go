@@ -93,8 +93,13 @@ func (c *checker) evAlive(server, name string) {
 	c.ev().streak[evKey(server, name)] = 0
 }
 
-// evSubscribing is a subscribe starting.
-func (c *checker) evSubscribing(server, name string) { c.ev().lastHost = c.w.Now() }
+// evSubscribing is a subscribe starting: the opens before it (of a
+// subscribe that failed before its acknowledgement, say) are not the new
+// subscription's.
+func (c *checker) evSubscribing(server, name string) {
+	c.ev().lastHost = c.w.Now()
+	c.ev().streak[evKey(server, name)] = 0
+}
 
 // subscriptionsOf counts the subscriptions the host holds or is
 // subscribing to for one event type of a server: each may open six
