@@ -81,15 +81,6 @@ func (c *lineConn) Start(ctx context.Context) error {
 	return nil
 }
 
-// frame is every JSON-RPC message shape at once; one decode classifies it.
-type frame struct {
-	ID     json.RawMessage          `json:"id"`
-	Method string                   `json:"method"`
-	Params json.RawMessage          `json:"params"`
-	Result json.RawMessage          `json:"result"`
-	Error  *mcp.JSONRPCErrorDetails `json:"error"`
-}
-
 func (c *lineConn) readLoop() {
 	defer c.workers.Done()
 	err := readLines(c.r, MaxFrame, c.handleLine)
@@ -147,8 +138,11 @@ func readLines(r io.Reader, limit int, handle func([]byte) error) error {
 }
 
 func (c *lineConn) handleLine(line []byte) error {
-	var f frame
-	if line[0] != '{' || json.Unmarshal(line, &f) != nil {
+	if line[0] != '{' {
+		return ErrNotJSON
+	}
+	f, err := decodeFrame(line)
+	if err != nil {
 		return ErrNotJSON
 	}
 	hasID := len(f.ID) > 0 && string(f.ID) != "null"
@@ -174,7 +168,7 @@ func (c *lineConn) handleLine(line []byte) error {
 		delete(c.pending, key)
 		c.mu.Unlock()
 		if done != nil {
-			done(&transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: f.Result, Error: f.Error}, nil)
+			done(&transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: f.Result, Error: rpcErrorOf(f.Error)}, nil)
 		}
 	}
 	return nil

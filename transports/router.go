@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcprt/mcprt/internal/jsonscan"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -76,13 +77,7 @@ func (r *router) claim(method string, params json.RawMessage) bool {
 	if !bytes.Contains(params, subscriptionKey) {
 		return false // the common case for ordinary notifications: no decoding
 	}
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return false
-	}
-	id, ok := idString(p.Meta[messages.SubscriptionIDKey])
+	id, ok := idString(subscriptionID(params))
 	if !ok || !strings.HasPrefix(id, r.prefix) {
 		return false // not one of ours
 	}
@@ -143,12 +138,48 @@ func (r *router) responded(rawID json.RawMessage) {
 
 // idString reads a JSON-RPC id that is a string (ours always are).
 func idString(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", false
+	return jsonscan.String(raw)
+}
+
+var (
+	metaKeys         = []string{"_meta"}
+	subscriptionKeys = []string{messages.SubscriptionIDKey}
+)
+
+// subscriptionID returns params._meta's subscription id, raw, as
+// json.Unmarshal of params into {_meta: map[string]json.RawMessage} finds
+// it; nil when there is none, when params or _meta is not an object, or
+// when params is not valid JSON. jsonscan finds it without decoding; what
+// it is not sure of goes through json.Unmarshal.
+func subscriptionID(params []byte) []byte {
+	if id, ok := scanSubscriptionID(params); ok {
+		return id
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
+	return unmarshalSubscriptionID(params)
+}
+
+// unmarshalSubscriptionID is the reference for subscriptionID.
+func unmarshalSubscriptionID(params []byte) []byte {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
 	}
-	return s, true
+	if json.Unmarshal(params, &p) != nil {
+		return nil
+	}
+	return p.Meta[messages.SubscriptionIDKey]
+}
+
+// scanSubscriptionID is subscriptionID's fast path; false means "not sure".
+func scanSubscriptionID(params []byte) ([]byte, bool) {
+	var v [1][]byte
+	if !jsonscan.Object(params, metaKeys, v[:]) {
+		return nil, false
+	}
+	if meta := v[0]; meta == nil || meta[0] != '{' {
+		return nil, true // absent, null (no map) or not an object (Unmarshal fails)
+	}
+	if !jsonscan.Object(v[0], subscriptionKeys, v[:]) {
+		return nil, false
+	}
+	return v[0], true
 }

@@ -2,7 +2,6 @@ package transports
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"sync"
 )
@@ -144,12 +143,8 @@ func (s *sseTap) claimed(ev []byte) bool {
 			data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
 		}
 	}
-	var f struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if json.Unmarshal(data, &f) != nil {
+	f, err := decodeFrame(data)
+	if err != nil {
 		return false
 	}
 	if f.Method == "" && rt != nil && len(f.ID) > 0 {
