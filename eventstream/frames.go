@@ -3,6 +3,8 @@ package eventstream
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcprt/mcprt/internal/jsonscan"
 )
 
 // The notification methods of an events/stream (events-protocol.md (a)).
@@ -161,9 +163,12 @@ func Decode(method string, params json.RawMessage) Frame {
 // required field fails Unmarshal; a missing one leaves its pointer nil.
 // Lengths are checked in characters, cheaply for short strings.
 func decodeEvent(params json.RawMessage) Frame {
-	var w wireEvent
-	if err := json.Unmarshal(params, &w); err != nil {
-		return invalid("malformed event: " + err.Error())
+	w, ok := scanEvent(params)
+	if !ok {
+		var err error
+		if w, err = unmarshalEvent(params); err != nil {
+			return invalid("malformed event: " + err.Error())
+		}
 	}
 	switch {
 	case w.EventID == nil:
@@ -186,6 +191,49 @@ func decodeEvent(params json.RawMessage) Frame {
 	return Frame{Kind: FrameEvent, Cursor: w.Cursor, Event: Event{
 		EventID: *w.EventID, Name: *w.Name, Timestamp: *w.Timestamp, Cursor: w.Cursor, Data: w.Data,
 	}}
+}
+
+// unmarshalEvent is the reference decoding of an event's params.
+func unmarshalEvent(params []byte) (wireEvent, error) {
+	var w wireEvent
+	err := json.Unmarshal(params, &w)
+	return w, err
+}
+
+// eventKeys are wireEvent's members, in the order scanEvent reads them.
+var eventKeys = []string{"eventId", "name", "timestamp", "cursor", "data"}
+
+// scanEvent is decodeEvent's fast path: the same wireEvent as
+// unmarshalEvent, found by jsonscan in one pass without decoding, or
+// false (not sure: unusual or invalid params, or a required field of the
+// wrong type, whose error json.Unmarshal words). data is copied, as
+// json.Unmarshal copies a RawMessage.
+func scanEvent(params []byte) (wireEvent, bool) {
+	var v [5][]byte
+	if !jsonscan.Object(params, eventKeys, v[:]) {
+		return wireEvent{}, false
+	}
+	var w wireEvent
+	for i, dst := range [...]**string{&w.EventID, &w.Name, &w.Timestamp} {
+		if raw := v[i]; raw != nil && string(raw) != "null" {
+			s, ok := jsonscan.String(raw)
+			if !ok {
+				return wireEvent{}, false
+			}
+			*dst = &s
+		}
+	}
+	if raw := v[3]; raw != nil && raw[0] == '"' {
+		s, ok := jsonscan.String(raw)
+		if !ok {
+			return wireEvent{}, false
+		}
+		w.Cursor = CursorOf(s)
+	}
+	if v[4] != nil {
+		w.Data = append(json.RawMessage(nil), v[4]...)
+	}
+	return w, true
 }
 
 // invalid is a frame that cannot be used, with the reason for the stats
