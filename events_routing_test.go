@@ -179,6 +179,11 @@ func TestEventsStreamEnds(t *testing.T) {
 		{"result", `{"fault":"end"}`, eventstream.StateEnded, messages.EndEnded, ""},
 		{"rpc_error", `{"fault":"rpc_error","code":-32012,"message":"Forbidden"}`, eventstream.StateFailed, messages.EndError, "Forbidden"},
 		{"disconnected", `{"fault":"disconnect"}`, eventstream.StateReconnecting, messages.EndDisconnected, ""},
+		// An error object without a numeric code is an interruption, as
+		// in the reference; one whose code is not an integer fails only
+		// that stream the same way (the connection stays up).
+		{"rpc_error_without_code", `{"fault":"rpc_error","frame":"no_code","message":"no code here"}`, eventstream.StateReconnecting, messages.EndError, "no code here"},
+		{"rpc_error_code_not_integer", `{"fault":"rpc_error","code":"x","message":"odd code"}`, eventstream.StateReconnecting, messages.EndError, "odd code"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
