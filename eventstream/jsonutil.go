@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/mcprt/mcprt/internal/jsonscan"
 )
 
 // Cursor is an opaque replay position. The zero value is null: no position
@@ -196,6 +198,9 @@ func appendString(b []byte, s string) []byte {
 func appendCompact(b []byte, raw []byte) ([]byte, error) {
 	if raw == nil {
 		return append(b, "null"...), nil
+	}
+	if jsonscan.Compact(raw) {
+		return append(b, raw...), nil // valid, with no space to remove
 	}
 	// json.Compact validates as it goes and never escapes HTML, matching
 	// how encoding/json writes a RawMessage with SetEscapeHTML(false).

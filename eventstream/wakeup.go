@@ -1,6 +1,9 @@
 package eventstream
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // The host message kinds and the delivery mode of wakeups.
 const (
@@ -170,21 +173,24 @@ var statusFormat = format[Snapshot]{
 // text builds a wakeup's text: the preamble line, then
 // {"<list>":[items...],"<dropped>":N}.
 func (f format[T]) text(items []Encoded[T], size, dropped int) string {
-	// One allocation: the items' bytes, their commas and the frame.
-	b := make([]byte, 0, len(f.preamble)+size+len(items)+len(f.listKey)+len(f.dropKey)+32)
-	b = append(b, f.preamble...)
-	b = append(b, "\n{\""...)
-	b = append(b, f.listKey...)
-	b = append(b, "\":["...)
+	// One allocation: the items' bytes, their commas and the frame (a
+	// Builder's String does not copy).
+	var b strings.Builder
+	b.Grow(len(f.preamble) + size + len(items) + len(f.listKey) + len(f.dropKey) + 32)
+	b.WriteString(f.preamble)
+	b.WriteString("\n{\"")
+	b.WriteString(f.listKey)
+	b.WriteString("\":[")
 	for i, it := range items {
 		if i > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
-		b = append(b, it.JSON...)
+		b.Write(it.JSON)
 	}
-	b = append(b, "],\""...)
-	b = append(b, f.dropKey...)
-	b = append(b, "\":"...)
-	b = strconv.AppendInt(b, int64(dropped), 10)
-	return string(append(b, '}'))
+	b.WriteString("],\"")
+	b.WriteString(f.dropKey)
+	b.WriteString("\":")
+	b.WriteString(strconv.Itoa(dropped))
+	b.WriteByte('}')
+	return b.String()
 }

@@ -60,6 +60,28 @@ func String(raw []byte) (string, bool) {
 	return s, true
 }
 
+// Compact reports whether data is one valid JSON value with no space
+// outside its strings, so that json.Compact would copy it unchanged. It
+// says false, as "not sure", for nesting deeper than MaxDepth.
+func Compact(data []byte) bool {
+	if value(data, 0, 0) != len(data) {
+		return false
+	}
+	for i := 0; i < len(data); {
+		switch data[i] {
+		case '"':
+			if i, _ = skipString(data, i); i < 0 {
+				return false // not reached: value has read this string
+			}
+		case ' ', '\t', '\n', '\r':
+			return false
+		default:
+			i++
+		}
+	}
+	return true
+}
+
 // object validates the object starting at data[i] ('{') and returns the
 // index just past it, or -1 when it is invalid or, for the top-level
 // object (keys not nil), when a key makes it unsure. depth is the object's
@@ -201,14 +223,28 @@ func value(data []byte, i, depth int) int {
 	return -1
 }
 
+// plainByte holds the string bytes that need no look: printable ASCII but
+// the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // skipString validates the string starting at data[i] ('"') and returns
 // the index just past its closing quote, or -1, and whether it is plain:
 // no escape and only ASCII.
 func skipString(data []byte, i int) (int, bool) {
 	plain := true
 	for i++; i < len(data); i++ {
-		c := data[i]
-		switch {
+		for i < len(data) && plainByte[data[i]] {
+			i++
+		}
+		if i >= len(data) {
+			break
+		}
+		switch c := data[i]; {
 		case c == '"':
 			return i + 1, plain
 		case c == '\\':
@@ -229,7 +265,7 @@ func skipString(data []byte, i int) (int, bool) {
 			}
 		case c < 0x20:
 			return -1, false
-		case c >= utf8.RuneSelf:
+		default: // c >= utf8.RuneSelf
 			plain = false
 		}
 	}

@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -193,5 +194,32 @@ func FuzzObjectMembers(f *testing.F) {
 		}
 		b.WriteString("}")
 		check(t, []byte(b.String()))
+	})
+}
+
+func TestCompact(t *testing.T) {
+	for s, want := range map[string]bool{
+		`{"a":[1,"b c",{"d":null}]}`: true, `"x y"`: true, `1`: true, `null`: true,
+		`{"a": 1}`: false, ` 1`: false, `1 `: false, "[1,\n2]": false, `{"a":1`: false, ``: false, `{"a":1}{}`: false,
+	} {
+		if got := Compact([]byte(s)); got != want {
+			t.Errorf("Compact(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// FuzzCompact: what Compact accepts, json.Compact copies unchanged.
+func FuzzCompact(f *testing.F) {
+	for _, s := range append(seeds, `"a b"`, `[1, 2]`, `{"x":"\t"}`, "1\n") {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !Compact(data) {
+			return
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, data); err != nil || buf.String() != string(data) {
+			t.Fatalf("Compact(%q) is sure; json.Compact gives %q, %v", data, buf.Bytes(), err)
+		}
 	})
 }
