@@ -105,8 +105,14 @@ type (
 
 // catalogFetch is one events/list pagination in progress.
 type catalogFetch struct {
-	pager eventstream.Pager
-	done  func([]eventstream.Descriptor, *messages.Error)
+	pager  eventstream.Pager
+	done   func([]eventstream.Descriptor, *messages.Error)
+	server string
+	origin messages.Origin
+	cursor string // of the page asked for
+	// rebinds counts the pages sent again on a fresh session because the
+	// one they were given had gone (see messages.Reply.NotSent).
+	rebinds int
 }
 
 type eventsActor struct {

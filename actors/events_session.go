@@ -55,18 +55,28 @@ func (a *eventsActor) bound(m sessionBound) {
 	}
 }
 
+// maxRebinds bounds how often one catalog fetch or one stream is sent
+// again because the session it was given had gone before it was written.
+const maxRebinds = 2
+
 // fetchCatalog lists the server's events, every page, fresh.
 func (a *eventsActor) fetchCatalog(server string, origin messages.Origin, done func([]eventstream.Descriptor, *messages.Error)) {
-	a.withSession(server, origin, func(h *Session, err *messages.Error) {
+	a.fetchPage(&catalogFetch{done: done, server: server, origin: origin})
+}
+
+// fetchPage asks for the page at f.cursor on the server's live session.
+func (a *eventsActor) fetchPage(f *catalogFetch) {
+	a.withSession(f.server, f.origin, func(h *Session, err *messages.Error) {
 		if err != nil {
-			done(nil, err)
+			f.done(nil, err)
 			return
 		}
-		a.requestPage(&catalogFetch{done: done}, h, "")
+		a.requestPage(f, h, f.cursor)
 	})
 }
 
 func (a *eventsActor) requestPage(f *catalogFetch, h *Session, cursor string) {
+	f.cursor = cursor
 	params := json.RawMessage(`{}`)
 	if cursor != "" {
 		params, _ = json.Marshal(map[string]string{"cursor": cursor})
@@ -76,6 +86,13 @@ func (a *eventsActor) requestPage(f *catalogFetch, h *Session, cursor string) {
 }
 
 func (a *eventsActor) page(m catalogPage) {
+	if m.reply.NotSent && m.reply.Err != nil && m.f.rebinds < maxRebinds && !a.closed {
+		// The session had gone (its connection ended) before the request
+		// reached it: nothing was sent, so ask again on a fresh one.
+		m.f.rebinds++
+		a.fetchPage(m.f)
+		return
+	}
 	if m.reply.Err != nil {
 		m.f.done(nil, m.reply.Err)
 		return

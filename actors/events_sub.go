@@ -27,6 +27,9 @@ type subActor struct {
 	timer   timerSlot
 	streams map[uint64]*Stream // by stream number
 	waiting map[uint64]bool    // stream numbers waiting for a session
+	// rebinds counts, per stream number, the opens sent again on a fresh
+	// session because the one they were given had gone first.
+	rebinds map[uint64]int
 	reply   func(eventstream.Snapshot, string)
 	last    eventstream.Snapshot
 	// pub is where the subscription's latest snapshot is published for
@@ -49,6 +52,7 @@ type (
 	subStreamEnded struct {
 		stream uint64
 		end    messages.End
+		params eventstream.StreamParams // the open's, to send it again
 	}
 	subTimer   struct{ token uint64 }
 	subSession struct {
@@ -64,7 +68,7 @@ func newSubActor(e *env, events *actor.PID, b batchPIDs, notify func(messages.No
 	pub *atomic.Pointer[eventstream.Snapshot], reply func(eventstream.Snapshot, string)) actor.Producer {
 	return func() actor.Actor {
 		return &subActor{env: e, events: events, batches: b, notify: notify, sub: sub, spec: spec,
-			streams: map[uint64]*Stream{}, waiting: map[uint64]bool{}, reply: reply, pub: pub}
+			streams: map[uint64]*Stream{}, waiting: map[uint64]bool{}, rebinds: map[uint64]int{}, reply: reply, pub: pub}
 	}
 }
 
@@ -83,7 +87,11 @@ func (a *subActor) Receive(c actor.Context) {
 			a.frameDone = nil
 		}
 	case subStreamEnded:
+		if a.reopen(m) {
+			return
+		}
 		delete(a.streams, m.stream)
+		delete(a.rebinds, m.stream)
 		a.exec(a.sub.StreamEnded(m.stream, m.end))
 	case subTimer:
 		a.exec(a.sub.Fire(a.now(), m.token))
@@ -122,30 +130,51 @@ func (a *subActor) sessionReady(m subSession) {
 	}
 	delete(a.waiting, m.stream)
 	if m.err != nil {
+		delete(a.rebinds, m.stream)
 		a.exec(a.sub.StreamEnded(m.stream, messages.End{Reason: messages.EndError, Error: m.err.Error()}))
 		return
 	}
 	params, _ := json.Marshal(m.params)
-	me, n := a.me, m.stream
+	me, n, sp := a.me, m.stream, m.params
 	a.streams[n] = m.h.OpenStreamDeferred(methodEventsStream, params,
 		func(method string, p json.RawMessage, done func()) error {
 			a.env.send(me, subFrame{stream: n, frame: eventstream.Decode(method, p), done: done})
 			return nil
 		},
-		func(end messages.End) { a.env.send(me, subStreamEnded{stream: n, end: end}) })
+		func(end messages.End) { a.env.send(me, subStreamEnded{stream: n, end: end, params: sp}) })
+}
+
+// reopen asks again for a session for a stream whose open never left
+// (its session had gone first: see messages.End.NotSent), at most
+// maxRebinds times: that costs the subscription no attempt, since the
+// server never saw it. It reports whether it did.
+func (a *subActor) reopen(m subStreamEnded) bool {
+	if !m.end.NotSent || a.streams[m.stream] == nil || a.rebinds[m.stream] >= maxRebinds {
+		return false
+	}
+	a.rebinds[m.stream]++
+	delete(a.streams, m.stream)
+	a.askSession(m.stream, m.params)
+	return true
+}
+
+// askSession asks the events actor for the server's session for stream n.
+func (a *subActor) askSession(n uint64, params eventstream.StreamParams) {
+	a.waiting[n] = true
+	me := a.me
+	a.env.send(a.events, needSession{server: a.spec.Server, reply: func(h *Session, err *messages.Error) {
+		a.env.send(me, subSession{stream: n, params: params, h: h, err: err})
+	}})
 }
 
 func (a *subActor) exec(effects []eventstream.Effect) {
 	for _, e := range effects {
 		switch e := e.(type) {
 		case eventstream.OpenStream:
-			a.waiting[e.Stream] = true
-			me, n, params := a.me, e.Stream, e.Params
-			a.env.send(a.events, needSession{server: a.spec.Server, reply: func(h *Session, err *messages.Error) {
-				a.env.send(me, subSession{stream: n, params: params, h: h, err: err})
-			}})
+			a.askSession(e.Stream, e.Params)
 		case eventstream.CancelStream:
 			delete(a.waiting, e.Stream)
+			delete(a.rebinds, e.Stream)
 			if st := a.streams[e.Stream]; st != nil {
 				st.Cancel()
 				delete(a.streams, e.Stream)

@@ -88,9 +88,20 @@ func (h *Session) signalDone(why string) {
 }
 
 // post hands a command to the session's actor through its server actor,
-// which refuses it (refuse runs) when the session is no longer bound.
+// which refuses it (refuse runs) when the session is no longer bound. A
+// refusal also closes Done: the session is gone, even when the server
+// actor learnt it (the connection ended) before the session's actor did,
+// and a caller that keeps the handle must see that before it tries again.
 func (h *Session) post(cmd any, refuse func(why string)) {
-	h.sys.Post(h.server, &sessionCmd{pid: h.pid, cmd: cmd, refuse: refuse})
+	h.sys.Post(h.server, &sessionCmd{pid: h.pid, cmd: cmd, refuse: func(why string) {
+		h.signalDone(why)
+		refuse(why)
+	}})
+}
+
+// notSent is the reply to a request its session refused.
+func (h *Session) notSent(why string) messages.Reply {
+	return messages.Reply{Err: messages.Errorf(messages.KindDisconnected, h.server, "%s", why), NotSent: true}
 }
 
 // Request sends one request on the session's connection and waits for its
@@ -100,9 +111,7 @@ func (h *Session) Request(ctx context.Context, method string, params json.RawMes
 	ch := make(chan messages.Reply, 1)
 	reply := once(ch)
 	token := h.sys.NewToken()
-	h.post(sessRequest{token: token, method: method, params: params, reply: reply}, func(why string) {
-		reply(messages.Reply{Err: messages.Errorf(messages.KindDisconnected, h.server, "%s", why)})
-	})
+	h.post(sessRequest{token: token, method: method, params: params, reply: reply}, func(why string) { reply(h.notSent(why)) })
 	select {
 	case r := <-ch:
 		return r
@@ -163,9 +172,7 @@ func (h *Session) OpenStreamDeferred(method string, params json.RawMessage, hand
 func (h *Session) RequestAsync(method string, params json.RawMessage, reply func(messages.Reply)) {
 	var o sync.Once
 	r := func(x messages.Reply) { o.Do(func() { reply(x) }) }
-	h.post(sessRequest{token: h.sys.NewToken(), method: method, params: params, reply: r}, func(why string) {
-		r(messages.Reply{Err: messages.Errorf(messages.KindDisconnected, h.server, "%s", why)})
-	})
+	h.post(sessRequest{token: h.sys.NewToken(), method: method, params: params, reply: r}, func(why string) { r(h.notSent(why)) })
 }
 
 // Watch starts a notification observer for methods on the session's
@@ -250,5 +257,5 @@ func (st *Stream) finish(end messages.End) {
 }
 
 func (st *Stream) refused(why string) {
-	st.finish(messages.End{Reason: messages.EndDisconnected, Error: why})
+	st.finish(messages.End{Reason: messages.EndDisconnected, Error: why, NotSent: true})
 }

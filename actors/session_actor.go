@@ -82,7 +82,7 @@ func (a *sessionActor) Receive(c actor.Context) {
 		a.me = c.Self()
 	case sessRequest:
 		if why := a.st.Refusal(); why != "" {
-			m.reply(messages.Reply{Err: messages.Errorf(messages.KindDisconnected, a.h.server, "%s", why)})
+			m.reply(a.h.notSent(why))
 			return
 		}
 		a.st.Request(uint64(m.token))

@@ -199,3 +199,46 @@ func readFile(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
 }
+
+// A session the server no longer knows refuses its work as not sent and
+// closes Done, so a holder that kept the handle knows to bind again before
+// it retries (the server can learn that a connection ended before the
+// session's actor does, and refuse in between).
+func TestRefusedWorkIsNotSentAndEndsTheHandle(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, []ServerConfig{stdio(t, "ex", "")})
+	r.bind("ex") // connected
+	stale := newSessionHandle(r.sys, "ex", exampleNotes)
+	select {
+	case <-stale.Done():
+		t.Fatal("Done closed before anything was refused")
+	default:
+	}
+	rep := stale.Request(r.ctx, testserver.MethodExampleList, nil)
+	if rep.Err == nil || rep.Err.Kind != messages.KindDisconnected || !rep.NotSent {
+		t.Fatalf("a request on a session the server does not know: %+v", rep)
+	}
+	select {
+	case <-stale.Done():
+	default:
+		t.Fatal("a refused request left Done open")
+	}
+	if e := endOf(r, stale.OpenStream(testserver.MethodExampleStream, json.RawMessage(`{"count":1}`), nil)); !e.NotSent || e.Reason != messages.EndDisconnected {
+		t.Fatalf("a stream on a session the server does not know: %+v", e)
+	}
+
+	// A closed session's requests and streams were not sent either.
+	h := r.bind("ex")
+	h.Close()
+	if rep := h.Request(r.ctx, testserver.MethodExampleList, nil); !rep.NotSent {
+		t.Fatalf("a request on a closed session: %+v", rep)
+	}
+	if e := endOf(r, h.OpenStream(testserver.MethodExampleStream, json.RawMessage(`{"count":1}`), nil)); !e.NotSent {
+		t.Fatalf("a stream on a closed session: %+v", e)
+	}
+	// Work that was sent is not marked.
+	live := r.bind("ex")
+	if rep := live.Request(r.ctx, "no/such/method", nil); rep.Err == nil || rep.NotSent {
+		t.Fatalf("a request the server answered: %+v", rep)
+	}
+}

@@ -73,6 +73,11 @@ type Reply struct {
 	// ServerCancelled is set (with no Result and no Err) when the server
 	// ended a stream by sending notifications/cancelled for it.
 	ServerCancelled bool
+	// NotSent is set when the request never reached a connection: its
+	// protocol session was closed, or the session's connection had ended
+	// before the request got there. Nothing was written, so the caller may
+	// send it again on a fresh session.
+	NotSent bool
 }
 
 // ListAll asks a server actor for every page of a list method (for example

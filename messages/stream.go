@@ -82,6 +82,11 @@ type End struct {
 	// ProtocolError is the server's JSON-RPC error, when the stream ended
 	// with one that had a numeric code.
 	ProtocolError *ProtocolError
+	// NotSent is set when the stream's request never reached a
+	// connection (its session was closed or its connection had ended
+	// first): nothing was written, so it may be opened again on a fresh
+	// session.
+	NotSent bool
 }
 
 // Credits bound the frames of one stream between the connection port and
