@@ -184,10 +184,20 @@ func (w *World) step(fire bool) (bool, error) {
 
 // unblock lets the links waiting for a stream credit go on once the
 // stream's consumer has returned one (or the stream ended), in the order
-// they began to wait.
+// they began to wait. Each entry stands for one delivery the link owes
+// (every push schedules one, and a delivery that finds no credit waits
+// here instead), so a link can be here more than once: the first entry
+// that finds a credit takes it for the head, and the others go on
+// without taking another. By then the head may need none (the entry
+// before delivered the credited frame and the next is a reply or the
+// connection's end).
 func (w *World) unblock() {
 	kept := w.blocked[:0]
 	for _, l := range w.blocked {
+		if l.credit || l.outbox[0].credits == nil {
+			w.Disp.Schedule(l.deliver)
+			continue
+		}
 		if l.outbox[0].credits.TryAcquire() {
 			l.credit = true
 			w.Disp.Schedule(l.deliver)
