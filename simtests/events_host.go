@@ -20,7 +20,8 @@ import (
 // hostSub is one subscription the host holds (a subscribe answered ok).
 type hostSub struct {
 	id, server, name string
-	start            int // the sequence number its first acknowledgement stood at
+	args             string // the subscribe's arguments as given ("" for none)
+	start            int    // the sequence number its first acknowledgement stood at
 }
 
 // eventsTool calls the mcp_events tool with input.
@@ -70,8 +71,8 @@ func (h *Host) Subscribe(id, server, name, args, cursor string, maxAge int) erro
 		in["max_age_ms"] = maxAge
 		what += " max-age-ms=" + strconv.Itoa(maxAge)
 	}
-	h.w.inv.evSubscribing(server, name)
-	return h.start(&hostOp{id: id, kind: "esub", what: what, server: server, evName: name}, h.eventsTool(in))
+	h.w.inv.evSubscribing(server, name, args)
+	return h.start(&hostOp{id: id, kind: "esub", what: what, server: server, evName: name, evArgs: args}, h.eventsTool(in))
 }
 
 // Unsubscribe stops a subscription (by the host's subscribe op id or the
@@ -131,7 +132,7 @@ func (h *Host) evSubscribed(op *hostOp) {
 		start, _ = strconv.Atoi(strings.TrimPrefix(cur, "c"))
 	}
 	evTotals.subscriptions.Add(1)
-	h.subs[s.ID] = &hostSub{id: s.ID, server: s.Server, name: s.Name, start: start}
+	h.subs[s.ID] = &hostSub{id: s.ID, server: s.Server, name: s.Name, args: op.evArgs, start: start}
 	h.subOrder = append(h.subOrder, s.ID)
 }
 

@@ -1,6 +1,7 @@
 package simtests
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -33,6 +34,19 @@ import (
 // evKey names an event type of a server.
 func evKey(server, name string) string { return server + "/" + name }
 
+// subKey names a subscription's identity: an event type of a server and
+// its arguments as canonical JSON (no arguments, null and {} are one).
+// Subscriptions with different arguments keep separate retry budgets.
+func subKey(server, name, args string) string {
+	var v any
+	if args != "" && json.Unmarshal([]byte(args), &v) == nil && v != nil {
+		if b, err := json.Marshal(v); err == nil && string(b) != "{}" {
+			return evKey(server, name) + " " + string(b)
+		}
+	}
+	return evKey(server, name)
+}
+
 // evState is what the events invariants remember.
 type evState struct {
 	emitted   map[string]int             // evKey -> events emitted
@@ -43,7 +57,7 @@ type evState struct {
 	lastState map[string]string          // subscription id -> status of its last status item
 	opens     map[string]int             // evKey -> events/stream requests received
 	notices   map[string]int             // evKey -> gaps and upstream errors sent
-	streak    map[string]int             // evKey -> opens since the last valid event or heartbeat
+	streak    map[string]int             // subKey -> opens since the last valid event or heartbeat
 	lastPort  map[string]time.Duration   // server -> when the port last delivered something of it
 	lastHost  time.Duration              // when the host last subscribed or unsubscribed
 	dropped   int                        // dropped_events, summed
@@ -88,44 +102,46 @@ func mark(m map[string]map[int]bool, k string, from, to int) {
 func (c *checker) evGapSent(server, name string)   { c.ev().notices[evKey(server, name)]++ }
 func (c *checker) evErrorSent(server, name string) { c.ev().notices[evKey(server, name)]++ }
 
-// evAlive is a valid event or heartbeat sent: the retry budget resets.
-func (c *checker) evAlive(server, name string) {
-	c.ev().streak[evKey(server, name)] = 0
+// evAlive is a valid event or heartbeat sent on a stream opened with
+// args: the retry budget of that subscription resets.
+func (c *checker) evAlive(server, name, args string) {
+	c.ev().streak[subKey(server, name, args)] = 0
 }
 
 // evSubscribing is a subscribe starting: the opens before it (of a
 // subscribe that failed before its acknowledgement, say) are not the new
 // subscription's.
-func (c *checker) evSubscribing(server, name string) {
+func (c *checker) evSubscribing(server, name, args string) {
 	c.ev().lastHost = c.w.Now()
-	c.ev().streak[evKey(server, name)] = 0
+	c.ev().streak[subKey(server, name, args)] = 0
 }
 
 // subscriptionsOf counts the subscriptions the host holds or is
-// subscribing to for one event type of a server: each may open six
-// streams between two signs of life.
-func (c *checker) subscriptionsOf(server, name string) int {
+// subscribing to with one identity (subKey): each may open six streams
+// between two signs of life. (Two subscribes of one identity may both be
+// opening before either is acknowledged.)
+func (c *checker) subscriptionsOf(key string) int {
 	n := 0
 	for _, hs := range c.w.Host.subs {
-		if hs.server == server && hs.name == name {
+		if subKey(hs.server, hs.name, hs.args) == key {
 			n++
 		}
 	}
 	for _, op := range c.w.Host.active {
-		if op.kind == "esub" && op.server == server && op.evName == name {
+		if op.kind == "esub" && subKey(op.server, op.evName, op.evArgs) == key {
 			n++
 		}
 	}
 	return max(n, 1)
 }
 
-// evOpen is a server receiving events/stream.
-func (c *checker) evOpen(server, name string) {
+// evOpen is a server receiving events/stream for name with args.
+func (c *checker) evOpen(server, name, args string) {
 	e := c.ev()
-	k := evKey(server, name)
-	e.opens[k]++
+	e.opens[evKey(server, name)]++
+	k := subKey(server, name, args)
 	e.streak[k]++
-	if limit := 6 * c.subscriptionsOf(server, name); e.streak[k] > limit {
+	if limit := 6 * c.subscriptionsOf(k); e.streak[k] > limit {
 		c.w.violate("%s received %d events/stream requests without a valid event or heartbeat in between (at most %d: one open and five retries per subscribe)",
 			k, e.streak[k], limit)
 	}

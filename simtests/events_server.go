@@ -52,6 +52,7 @@ type evRecord struct {
 // evStream is the server side of one events/stream.
 type evStream struct {
 	name   string
+	args   string // the request's arguments, as sent
 	cursor *string
 	maxAge *int64
 	acked  bool
@@ -118,14 +119,15 @@ func (s *Server) evStreams(name string, acked bool) []*simStream {
 // openEvents reads an events/stream request's params.
 func (st *simStream) openEvents() {
 	var p struct {
-		Name     string  `json:"name"`
-		Cursor   *string `json:"cursor"`
-		MaxAgeMs *int64  `json:"maxAgeMs"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Cursor    *string         `json:"cursor"`
+		MaxAgeMs  *int64          `json:"maxAgeMs"`
 	}
 	_ = json.Unmarshal(st.op.Params, &p)
-	st.ev = &evStream{name: p.Name, cursor: p.Cursor, maxAge: p.MaxAgeMs}
+	st.ev = &evStream{name: p.Name, args: string(p.Arguments), cursor: p.Cursor, maxAge: p.MaxAgeMs}
 	st.host = "ev:" + p.Name
-	st.c.l.srv.evOpened(p.Name)
+	st.c.l.srv.w.inv.evOpen(st.c.l.srv.Name, p.Name, st.ev.args)
 }
 
 // startEvents is the server accepting an events/stream: refuse an
@@ -242,7 +244,7 @@ func (st *simStream) servingEvents() bool {
 // heartbeat sends a heartbeat with the stream's cursor.
 func (st *simStream) heartbeat() {
 	cur := "c" + strconv.Itoa(st.ev.pos)
-	st.c.l.srv.w.inv.evAlive(st.c.l.srv.Name, st.ev.name)
+	st.c.l.srv.w.inv.evAlive(st.c.l.srv.Name, st.ev.name, st.ev.args)
 	st.sendEvFrame(noteHeartbeat, map[string]any{"cursor": cur}, "heartbeat "+cur)
 }
 
@@ -258,7 +260,7 @@ func (s *Server) evHeartbeat(name string) int {
 // sendEvent sends one event; what marks duplicates and faults.
 func (st *simStream) sendEvent(e evRecord, what string) {
 	st.ev.pos = max(st.ev.pos, e.seq)
-	st.c.l.srv.w.inv.evAlive(st.c.l.srv.Name, st.ev.name)
+	st.c.l.srv.w.inv.evAlive(st.c.l.srv.Name, st.ev.name, st.ev.args)
 	id := "e" + strconv.Itoa(e.seq)
 	p := map[string]any{"eventId": id, "name": st.ev.name, "timestamp": clock.Epoch.Add(e.at).UTC().Format(time.RFC3339Nano),
 		"data": e.data, "cursor": "c" + strconv.Itoa(e.seq)}
@@ -309,6 +311,3 @@ func (s *Server) emit(name string, n, size int) error {
 	}
 	return nil
 }
-
-// evOpened is the server receiving an events/stream request.
-func (s *Server) evOpened(name string) { s.w.inv.evOpen(s.Name, name) }

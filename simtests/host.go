@@ -36,6 +36,7 @@ type hostOp struct {
 	server   string // the server concerned ("" when unknown or none)
 	session  string // prequest: the session's id
 	evName   string // esub: the event's name
+	evArgs   string // esub: its arguments as given ("" for none)
 	check    bool   // elist: the accounting checkpoint
 	fresh    bool   // connect: replacing the live connection
 	// lookup is set for a call that may list servers to find its tool;

@@ -158,6 +158,8 @@ func firstDiff(a, b string) string {
 var regressionSeeds = []uint64{
 	1655, // a subscribe's retry-budget streak (6ed4367)
 	3531, // a link waiting twice for a credit (World.unblock)
+	6769, // two subscriptions of one event with different arguments: one retry budget in the checker
+	15476,
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
