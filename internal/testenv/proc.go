@@ -148,9 +148,17 @@ func Self(t testing.TB) string {
 // socket path).
 func StartTestServer(t testing.TB, args string, extra ...string) (string, *Proc) {
 	t.Helper()
+	return StartSelf(t, TestServerEnv(args, extra...))
+}
+
+// StartSelf runs the test binary itself with env added to the
+// environment, for a test's init to turn it into a server: it waits for
+// the line "LISTEN <url>" and returns the url. A cleanup kills it.
+func StartSelf(t testing.TB, env map[string]string) (string, *Proc) {
+	t.Helper()
 	cmd := exec.Command(Self(t))
 	cmd.Env = os.Environ()
-	for k, v := range TestServerEnv(args, extra...) {
+	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	p, line := start(t, cmd, func(line string) bool { return strings.HasPrefix(line, "LISTEN ") })
