@@ -122,6 +122,11 @@ func TestEventsRouting(t *testing.T) {
 	if s := w.list()[a.ID]; s.Status != eventstream.StateActive || s.Cursor.String() != *items[0].Event.Cursor {
 		t.Fatalf("a after the noise: %+v", s)
 	}
+	// The list action counts them: the five invalid frames that reached
+	// a's stream and the two duplicates; three events delivered.
+	if st := w.list()[a.ID].Stats; st == nil || *st != (eventstream.Stats{Delivered: 3, Duplicates: 2, Invalid: 5, Opens: 1}) {
+		t.Fatalf("a's counters in list: %+v", st)
+	}
 
 	// A numeric cursor is no cursor: the event is delivered with null.
 	w.fault(`{"fault":"malformed","frame":"cursor_number"` + on + `}`)

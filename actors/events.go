@@ -44,15 +44,37 @@ type subRecord struct {
 	id, key string
 	spec    eventstream.Spec
 	pid     *actor.PID
-	snap    atomic.Pointer[eventstream.Snapshot]
+	pub     published
 	// abort is the Done channel of the subscribe that started it (an
 	// evAbort with it cancels the subscription), until another subscribe
 	// reused it (nil then).
 	abort <-chan struct{}
 }
 
+// published is what a subscription actor publishes for listing, without
+// being messaged: its latest snapshot and its frame counters.
+type published struct {
+	snap  atomic.Pointer[eventstream.Snapshot]
+	stats [5]atomic.Uint64 // delivered, duplicates, invalid, late, opens
+}
+
+// setStats publishes st.
+func (p *published) setStats(st eventstream.Stats) {
+	p.stats[0].Store(st.Delivered)
+	p.stats[1].Store(st.Duplicates)
+	p.stats[2].Store(st.Invalid)
+	p.stats[3].Store(st.Late)
+	p.stats[4].Store(st.Opens)
+}
+
+// loadStats returns the published counters.
+func (p *published) loadStats() *eventstream.Stats {
+	return &eventstream.Stats{Delivered: p.stats[0].Load(), Duplicates: p.stats[1].Load(),
+		Invalid: p.stats[2].Load(), Late: p.stats[3].Load(), Opens: p.stats[4].Load()}
+}
+
 func (r *subRecord) snapshot() eventstream.Snapshot {
-	if p := r.snap.Load(); p != nil {
+	if p := r.pub.snap.Load(); p != nil {
 		return *p
 	}
 	return eventstream.Snapshot{ID: r.id, Server: r.spec.Server, Name: r.spec.Name, Arguments: r.spec.Arguments,
@@ -158,7 +180,9 @@ func (a *eventsActor) Receive(c actor.Context) {
 	case evList:
 		out := make([]eventstream.Snapshot, 0, len(a.subs))
 		for _, r := range a.subs {
-			out = append(out, r.snapshot())
+			snap := r.snapshot()
+			snap.Stats = r.pub.loadStats()
+			out = append(out, snap)
 		}
 		m.reply(out)
 	case needSession:
@@ -262,7 +286,7 @@ func (a *eventsActor) start(c actor.Context, m evSubscribe, key string) {
 		why = strings.TrimPrefix(why, fmt.Sprintf("server %q: ", spec.Server))
 		m.reply(snap, messages.Errorf(rejectKind(snap.EndReason), spec.Server, "%s", why))
 	}
-	rec.pid = c.Spawn(a.env.props(newSubActor(a.env, a.me, a.batches, a.notify, sub, spec, &rec.snap, reply), actor.WithSupervisor(stopOnFailure)))
+	rec.pid = c.Spawn(a.env.props(newSubActor(a.env, a.me, a.batches, a.notify, sub, spec, &rec.pub, reply), actor.WithSupervisor(stopOnFailure)))
 }
 
 // rejectKind classifies a subscribe that failed before the server's

@@ -17,6 +17,10 @@ type Events struct {
 	sys     *System
 	pid     *actor.PID
 	stopped atomic.Bool
+	// closing is set as shutdown begins, before the events actor hears of
+	// it: from then on nothing reaches the host (a batch whose window
+	// ends meanwhile, a notice), only a call already inside it finishes.
+	closing atomic.Bool
 }
 
 // startEvents registers the events protocol and spawns the events actor
@@ -28,7 +32,22 @@ func (s *System) startEvents(cfg Config) error {
 	}
 	e := s.env
 	ev := &Events{sys: s}
-	a := &eventsActor{env: e, proto: proto, notify: cfg.Notify, deliver: cfg.Deliver, batchLimits: cfg.EventBatch,
+	notify, deliver := cfg.Notify, cfg.Deliver
+	if notify != nil {
+		notify = func(n messages.Notice) {
+			if !ev.closing.Load() {
+				cfg.Notify(n)
+			}
+		}
+	}
+	if deliver != nil {
+		deliver = func(m messages.HostMessage) {
+			if !ev.closing.Load() {
+				cfg.Deliver(m)
+			}
+		}
+	}
+	a := &eventsActor{env: e, proto: proto, notify: notify, deliver: deliver, batchLimits: cfg.EventBatch,
 		limits: cfg.Events, sessions: map[string]*eventsSession{}, stopped: &ev.stopped}
 	ev.pid, err = e.system.Root.SpawnNamed(e.props(func() actor.Actor { return a }, actor.WithSupervisor(stopOnFailure)), "mcprt/events")
 	if err != nil {
@@ -115,6 +134,7 @@ func (ev *Events) Unsubscribe(ctx context.Context, id string) {
 
 // shutdown stops the companion before the servers: no wakeups after it.
 func (ev *Events) shutdown(ctx context.Context) {
+	ev.closing.Store(true)
 	if ev.stopped.Load() {
 		return
 	}

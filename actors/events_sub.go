@@ -2,7 +2,6 @@ package actors
 
 import (
 	"encoding/json"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -32,9 +31,9 @@ type subActor struct {
 	rebinds map[uint64]int
 	reply   func(eventstream.Snapshot, string)
 	last    eventstream.Snapshot
-	// pub is where the subscription's latest snapshot is published for
-	// listing, without messaging it.
-	pub *atomic.Pointer[eventstream.Snapshot]
+	// pub is where the subscription's latest snapshot and counters are
+	// published for listing, without messaging it.
+	pub *published
 	// frameDone is the credit of the frame being handled; a delivery takes
 	// it along to the batcher, so the window covers every queue up to it.
 	frameDone func()
@@ -65,7 +64,7 @@ type (
 )
 
 func newSubActor(e *env, events *actor.PID, b batchPIDs, notify func(messages.Notice), sub *eventstream.Subscription, spec eventstream.Spec,
-	pub *atomic.Pointer[eventstream.Snapshot], reply func(eventstream.Snapshot, string)) actor.Producer {
+	pub *published, reply func(eventstream.Snapshot, string)) actor.Producer {
 	return func() actor.Actor {
 		return &subActor{env: e, events: events, batches: b, notify: notify, sub: sub, spec: spec,
 			streams: map[uint64]*Stream{}, waiting: map[uint64]bool{}, rebinds: map[uint64]int{}, reply: reply, pub: pub}
@@ -107,12 +106,13 @@ func (a *subActor) Receive(c actor.Context) {
 	a.publish()
 }
 
-// publish makes the latest snapshot visible to listing.
+// publish makes the latest snapshot and counters visible to listing.
 func (a *subActor) publish() {
 	if snap := a.sub.Snapshot(); !sameSnapshot(snap, a.last) {
 		a.last = snap
-		a.pub.Store(&snap)
+		a.pub.snap.Store(&snap)
 	}
+	a.pub.setStats(a.sub.Stats())
 }
 
 // sameSnapshot compares what changes in a subscription's snapshot.

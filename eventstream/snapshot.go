@@ -52,6 +52,9 @@ type Snapshot struct {
 	// EndReason is how the last stream ended (while reconnecting, or in a
 	// terminal state).
 	EndReason messages.EndReason `json:"endReason,omitempty"`
+	// Stats are the subscription's frame counters; set in the list
+	// action's answer only (nil in status wakeups).
+	Stats *Stats `json:"stats,omitempty"`
 }
 
 // Spec is what a subscription subscribes to.
@@ -82,14 +85,14 @@ type StreamParams struct {
 // Stats count what a subscription did with its frames.
 type Stats struct {
 	// Delivered counts events handed on for delivery.
-	Delivered uint64
+	Delivered uint64 `json:"delivered"`
 	// Duplicates counts valid events suppressed by the dedupe window.
-	Duplicates uint64
+	Duplicates uint64 `json:"duplicates"`
 	// Invalid counts frames dropped as invalid: undecodable, an event of
 	// another name, an event or heartbeat while not active.
-	Invalid uint64
+	Invalid uint64 `json:"invalid"`
 	// Late counts frames of a stream the subscription no longer listens to.
-	Late uint64
+	Late uint64 `json:"late"`
 	// Opens counts events/stream requests (the first and every reopen).
-	Opens uint64
+	Opens uint64 `json:"opens"`
 }

@@ -18,12 +18,13 @@ import (
 // calls, listings, connects, status, Close), each on its own goroutine
 // because they block.
 type Host struct {
-	w      *World
-	active []*hostOp // started, not yet collected, in start order
-	byID   map[string]*hostOp
-	known  map[string]bool // servers whose catalog the runtime surely has
-	closed bool            // Runtime.Close has returned
-	ps     *protoState     // the protocol-extension side (proto_host.go)
+	w          *World
+	active     []*hostOp // started, not yet collected, in start order
+	byID       map[string]*hostOp
+	known      map[string]bool // servers whose catalog the runtime surely has
+	closed     bool            // Runtime.Close has returned
+	closeBegun bool            // a Runtime.Close operation has started (see Close)
+	ps         *protoState     // the protocol-extension side (proto_host.go)
 	// The events side (events_host.go): subscriptions by id, in order.
 	subs     map[string]*hostSub
 	subOrder []string
@@ -94,16 +95,16 @@ func (h *Host) Deliver(_ context.Context, m messages.HostMessage) {
 	if !h.deliverEvents(m) {
 		h.w.Tracef("host deliver %s %q", m.Kind, m.Text)
 	}
-	if h.closed {
-		h.w.violate("host delivery after Close returned")
+	if h.closeBegun {
+		h.w.violate("host delivery after Runtime.Close began")
 	}
 }
 
 // Notify implements mcprt.Host.
 func (h *Host) Notify(_ context.Context, n messages.Notice) {
 	h.w.Tracef("host notice %s %q", n.Server, n.Text)
-	if h.closed {
-		h.w.violate("host notice after Close returned")
+	if h.closeBegun {
+		h.w.violate("host notice after Runtime.Close began")
 	}
 }
 
@@ -213,12 +214,17 @@ func (h *Host) Status(id string) error {
 // Close starts Runtime.Close.
 func (h *Host) Close(id string) error {
 	rt := h.w.rt
-	return h.start(&hostOp{id: id, kind: "close", what: "Runtime.Close"}, func(context.Context) outcome {
+	err := h.start(&hostOp{id: id, kind: "close", what: "Runtime.Close"}, func(context.Context) outcome {
 		if err := rt.Close(); err != nil {
 			return errOutcome(err)
 		}
 		return outcome{ok: true, text: "closed"}
 	})
+	// start waited until the operation's goroutine blocked: inside Close,
+	// past the point where the events companion stops waking the host.
+	// Nothing may reach the host from here on.
+	h.closeBegun = h.closeBegun || err == nil
+	return err
 }
 
 func errOutcome(err error) outcome {
