@@ -58,6 +58,7 @@ type evState struct {
 	opens     map[string]int             // evKey -> events/stream requests received
 	notices   map[string]int             // evKey -> gaps and upstream errors sent
 	streak    map[string]int             // subKey -> opens since the last valid event or heartbeat
+	peak      map[string]int             // subKey -> most subscriptions of it held at once in that streak
 	lastPort  map[string]time.Duration   // server -> when the port last delivered something of it
 	lastHost  time.Duration              // when the host last subscribed or unsubscribed
 	dropped   int                        // dropped_events, summed
@@ -68,7 +69,7 @@ func (c *checker) ev() *evState {
 	if c.evs == nil {
 		c.evs = &evState{emitted: map[string]int{}, excused: map[string]map[int]bool{}, phantom: map[string]map[int]bool{}, delivered: map[string]map[string]bool{},
 			statuses: map[string]int{}, lastState: map[string]string{}, opens: map[string]int{}, notices: map[string]int{},
-			streak: map[string]int{}, lastPort: map[string]time.Duration{}}
+			streak: map[string]int{}, peak: map[string]int{}, lastPort: map[string]time.Duration{}}
 	}
 	return c.evs
 }
@@ -105,7 +106,8 @@ func (c *checker) evErrorSent(server, name string) { c.ev().notices[evKey(server
 // evAlive is a valid event or heartbeat sent on a stream opened with
 // args: the retry budget of that subscription resets.
 func (c *checker) evAlive(server, name, args string) {
-	c.ev().streak[subKey(server, name, args)] = 0
+	k := subKey(server, name, args)
+	c.ev().streak[k], c.ev().peak[k] = 0, 0
 }
 
 // evSubscribing is a subscribe starting: the opens before it (of a
@@ -113,7 +115,8 @@ func (c *checker) evAlive(server, name, args string) {
 // subscription's.
 func (c *checker) evSubscribing(server, name, args string) {
 	c.ev().lastHost = c.w.Now()
-	c.ev().streak[subKey(server, name, args)] = 0
+	k := subKey(server, name, args)
+	c.ev().streak[k], c.ev().peak[k] = 0, 0
 }
 
 // subscriptionsOf counts the subscriptions the host holds or is
@@ -141,7 +144,11 @@ func (c *checker) evOpen(server, name, args string) {
 	e.opens[evKey(server, name)]++
 	k := subKey(server, name, args)
 	e.streak[k]++
-	if limit := 6 * c.subscriptionsOf(k); e.streak[k] > limit {
+	// A subscription that failed before its acknowledgement is no longer
+	// held, but its opens stay in the streak: the allowance is for the
+	// most subscriptions held at once since the streak began.
+	e.peak[k] = max(e.peak[k], c.subscriptionsOf(k))
+	if limit := 6 * e.peak[k]; e.streak[k] > limit {
 		c.w.violate("%s received %d events/stream requests without a valid event or heartbeat in between (at most %d: one open and five retries per subscribe)",
 			k, e.streak[k], limit)
 	}

@@ -160,6 +160,7 @@ var regressionSeeds = []uint64{
 	3531, // a link waiting twice for a credit (World.unblock)
 	6769, // two subscriptions of one event with different arguments: one retry budget in the checker
 	15476,
+	4873, // a subscribe that failed before its acknowledgement: its open stayed, its allowance did not
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
