@@ -10,8 +10,9 @@ import (
 // Campaign runs one random session for w.Seed: a random configuration of
 // 1 to 5 simulated servers (every lifecycle mode, pagination, deadlines,
 // fault rates), then a random sequence of host operations, faults, time
-// jumps and partial runs, then Close at whatever point that sequence
-// reached. Every choice comes from generators seeded by w.Seed, so the
+// jumps and partial runs, a lease check with nothing in flight, and
+// Close (in one run in four after a few more steps, wherever they left
+// the session). Every choice comes from generators seeded by w.Seed, so the
 // whole run, trace included, is a function of the seed. Call it inside a
 // synctest bubble.
 func Campaign(w *World) error {
@@ -26,9 +27,18 @@ func Campaign(w *World) error {
 			return err
 		}
 	}
-	if r.IntN(4) != 0 {
-		if err := c.quiesce(); err != nil {
-			return err
+	// Every run checks leases while nothing is in flight (quiesce); one in
+	// four then goes on for a few more steps, so that Close also comes
+	// while work is in flight.
+	more := r.IntN(4) == 0
+	if err := c.quiesce(); err != nil {
+		return err
+	}
+	if more {
+		for i, n := 0, 1+r.IntN(6); i < n; i++ {
+			if err := c.op(); err != nil {
+				return err
+			}
 		}
 	}
 	return c.shutdown()

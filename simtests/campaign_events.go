@@ -18,8 +18,9 @@ import (
 // watchdog, malformed frames, stream ends with and without a numeric code,
 // catalog changes, crashes, and time jumps long enough for retries and
 // watchdogs. Its own generator draws the events steps, so the plain
-// campaign of a seed stays what it was. Before shutdown it usually runs a
-// checkpoint: the accounting invariant (checker.evAccount).
+// campaign of a seed stays what it was. Every run then has a checkpoint
+// (the accounting invariant, checker.evAccount) and a lease check, and
+// one in four a few more steps before shutdown.
 func CampaignEvents(w *World) error {
 	r := rand.New(rand.NewPCG(w.Seed, 0xca4a))
 	c := &campaign{w: w, r: r, er: rand.New(rand.NewPCG(w.Seed, 0xe7e7)), events: true}
@@ -39,9 +40,27 @@ func CampaignEvents(w *World) error {
 			return err
 		}
 	}
-	if c.er.IntN(4) != 0 {
-		if err := c.evCheckpoint(); err != nil {
-			return err
+	// Every run ends its steps with a checkpoint (the accounting) and a
+	// lease check with nothing in flight; one in four then goes on for a
+	// few more steps, so that Close also comes amid events work.
+	more := c.er.IntN(4) == 0
+	if err := c.evCheckpoint(); err != nil {
+		return err
+	}
+	if err := c.quiesce(); err != nil {
+		return err
+	}
+	if more {
+		for i, n := 0, 1+c.er.IntN(6); i < n; i++ {
+			var err error
+			if c.er.IntN(2) == 0 {
+				err = c.eventsOp()
+			} else {
+				err = c.op()
+			}
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return c.shutdown()

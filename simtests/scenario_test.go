@@ -109,4 +109,5 @@ func TestScenarios(t *testing.T) {
 			}
 		})
 	}
+	t.Logf("%d scenario files run in FIFO order against their expected traces, then under seeds %v, each twice", len(files), seeds)
 }
