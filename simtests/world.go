@@ -37,6 +37,8 @@ type World struct {
 	order    []string // server names in configuration order
 	inv      *checker
 	rt       *mcprt.Runtime
+	states   <-chan mcprt.StatusSnapshot // Runtime.WatchStatus (traceStates)
+	shown    map[string]string           // each server's state as last traced
 	steps    int
 	instant  time.Duration // the virtual instant the last step ran at
 	atOnce   int           // steps run at that instant
@@ -93,7 +95,36 @@ func (w *World) Start() error {
 	}
 	w.rt = rt
 	w.Tracef("runtime started")
+	// The watch is fed inside the activation that changes a server's
+	// state (the status board's publish), on the simulation goroutine:
+	// what it holds after a step is a function of the seed.
+	w.states, _ = rt.WatchStatus()
+	w.shown = map[string]string{}
+	w.traceStates()
 	return w.Settle()
+}
+
+// traceStates traces every server whose state, as the host's status
+// snapshot tells it, changed since it was last traced.
+func (w *World) traceStates() {
+	if w.states == nil {
+		return
+	}
+	select {
+	case snap, ok := <-w.states:
+		if !ok {
+			w.states = nil
+			return
+		}
+		for _, s := range snap.Servers {
+			row := fmt.Sprintf("%s tools=%d", s.Status, s.ToolCount)
+			if w.shown[s.Name] != row {
+				w.shown[s.Name] = row
+				w.Tracef("state %s %s", s.Name, row)
+			}
+		}
+	default:
+	}
 }
 
 // Now returns the virtual time elapsed since the clock's epoch.
@@ -173,10 +204,12 @@ func (w *World) step(fire bool) (bool, error) {
 	}
 	if w.Disp.Step() {
 		w.unblock()
+		w.traceStates()
 		return true, nil
 	}
 	if fire && w.Clock.FireNext() {
 		w.unblock()
+		w.traceStates()
 		return true, nil
 	}
 	return false, nil
