@@ -130,15 +130,23 @@ func (c *campaign) eventsOp() error {
 	case k < 25:
 		return h.Catalog(c.id("ec"), s.Name)
 	case k < 50:
-		n, size := 1+er.IntN(4), 0
+		n, size, crash := 1+er.IntN(4), 0, false
 		switch er.IntN(40) {
 		case 0:
 			n = 300 // past the batch's 256 items: the rest is dropped and counted
 		case 1:
 			size = 30_000 // past the 24,000-character event: a preview
+		case 2, 3:
+			// The connection drops right behind the frames: mid-batch,
+			// while the runtime's 500 ms window holds them.
+			crash = len(s.liveConns()) > 0
 		}
 		c.w.Tracef("%s ! emits %d %s", s.Name, n, t.name)
-		return s.emit(t.name, n, size)
+		if err := s.emit(t.name, n, size); err != nil || !crash {
+			return err
+		}
+		s.Crash("the server crashed mid-batch")
+		return nil
 	case k < 80:
 		return c.evFault(s, t)
 	case k < 90:
