@@ -26,8 +26,14 @@ func addEventsCommands() {
 			return r.sync(r.id("ec"), func(id string) error { return r.w.Host.Catalog(id, a) })
 		}},
 		"emit": {after, cmdEmit},
-		"ev-heartbeat": {after, evFault(func(s *Server, name string, _ []string, _ map[string]string) (int, error) {
-			return s.evHeartbeat(name), nil
+		"ev-heartbeat": {after, evFault(func(s *Server, name string, _ []string, o map[string]string) (int, error) {
+			switch o["cursor"] {
+			case "":
+				return s.evHeartbeat(name), nil
+			case "null", "absent":
+				return s.evHeartbeatWithout(name, o["cursor"]), nil
+			}
+			return 0, fmt.Errorf("ev-heartbeat: cursor=%s: want null or absent", o["cursor"])
 		})},
 		"ev-dup": {after, evFault(func(s *Server, name string, _ []string, o map[string]string) (int, error) {
 			n, err := countOpt(o, "n", 1)
@@ -46,12 +52,13 @@ func addEventsCommands() {
 		"ev-flap": {after, func(r *runner, a string) error {
 			pos, opts := options(a)
 			if len(pos) != 1 {
-				return fmt.Errorf("usage: ev-flap SERVER [times=N]")
+				return fmt.Errorf("usage: ev-flap SERVER [times=N] [gap=true]")
 			}
 			s, err := r.server(pos[0])
 			if err != nil {
 				return err
 			}
+			s.evFlapGap = opts["gap"] == "true"
 			s.evFlap, err = countOpt(opts, "times", 1)
 			return err
 		}},

@@ -101,7 +101,10 @@ func (h *Host) Catalog(id, server string) error {
 
 // describeSnapshot renders a subscription for the trace.
 func describeSnapshot(s eventstream.Snapshot) string {
-	cur, _ := s.Cursor.Value()
+	cur, ok := s.Cursor.Value()
+	if !ok {
+		cur = "null"
+	}
 	out := fmt.Sprintf("%s %s/%s %s cursor=%s", s.ID, s.Server, s.Name, s.Status, cur)
 	if s.Truncated {
 		out += " truncated"
@@ -162,6 +165,7 @@ func (h *Host) deliverEvents(m messages.HostMessage) bool {
 		}
 		h.w.Tracef("host wake events %s dropped=%d%s", strings.Join(parts, " "), d.DroppedEvents, wakeFlags(m))
 		h.w.inv.evDelivered(d)
+		h.w.inv.evWakeKeys(m.Text)
 		return true
 	case eventstream.StatusDetails:
 		h.w.Tracef("host wake status dropped=%d%s", d.DroppedStatuses, wakeFlags(m))

@@ -261,3 +261,41 @@ func (c *checker) evAccount(subs []eventstream.Snapshot) {
 			missing, e.dropped, strings.Join(where, " "))
 	}
 }
+
+// Keys an events wakeup's items and their events may carry: the event's
+// own fields, never a frame's extra fields or its _meta.
+var (
+	itemKeys  = map[string]bool{"subscription_id": true, "server": true, "event": true, "replay_truncated": true}
+	eventKeys = map[string]bool{"eventId": true, "name": true, "timestamp": true, "cursor": true, "data": true}
+)
+
+// evWakeKeys checks the JSON an events wakeup shows the model: every item
+// and its event carry only their own fields (the simulated server sends
+// every event with an extra field and the _meta that routes it).
+func (c *checker) evWakeKeys(text string) {
+	_, body, _ := strings.Cut(text, "\n")
+	var w struct {
+		Events []map[string]json.RawMessage `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(body), &w); err != nil {
+		c.w.violate("an events wakeup's body is not JSON: %v", err)
+		return
+	}
+	for _, it := range w.Events {
+		for k := range it {
+			if !itemKeys[k] {
+				c.w.violate("an events wakeup's item carries %q", k)
+			}
+		}
+		var ev map[string]json.RawMessage
+		if json.Unmarshal(it["event"], &ev) != nil {
+			c.w.violate("an events wakeup's item has no event object")
+			continue
+		}
+		for k := range ev {
+			if !eventKeys[k] {
+				c.w.violate("an events wakeup's event carries %q", k)
+			}
+		}
+	}
+}

@@ -178,6 +178,9 @@ func (st *simStream) startEvents() {
 		// Acknowledge, then drop: only events and heartbeats may give a
 		// subscription its retries back.
 		s.evFlap--
+		if s.evFlapGap {
+			st.gap("flapping")
+		}
 		c.answer(c.pending[st.op.ID], nil, &messages.Error{Kind: messages.KindRPC, Server: s.Name, Message: "stream dropped after the acknowledgement"})
 		return
 	}
@@ -248,6 +251,22 @@ func (st *simStream) heartbeat() {
 	st.sendEvFrame(noteHeartbeat, map[string]any{"cursor": cur}, "heartbeat "+cur)
 }
 
+// evHeartbeatWithout sends, on every acknowledged stream of name, a
+// heartbeat whose cursor is null (how "null") or absent: the
+// subscription's cursor becomes null (events-protocol.md (e) routing 6).
+func (s *Server) evHeartbeatWithout(name, how string) int {
+	sts := s.evStreams(name, true)
+	for _, st := range sts {
+		p := map[string]any{}
+		if how == "null" {
+			p["cursor"] = nil
+		}
+		st.c.l.srv.w.inv.evAlive(s.Name, st.ev.name, st.ev.args)
+		st.sendEvFrame(noteHeartbeat, p, "heartbeat cursor="+how)
+	}
+	return len(sts)
+}
+
 // evHeartbeat sends a heartbeat on every acknowledged stream of name.
 func (s *Server) evHeartbeat(name string) int {
 	sts := s.evStreams(name, true)
@@ -263,7 +282,8 @@ func (st *simStream) sendEvent(e evRecord, what string) {
 	st.c.l.srv.w.inv.evAlive(st.c.l.srv.Name, st.ev.name, st.ev.args)
 	id := "e" + strconv.Itoa(e.seq)
 	p := map[string]any{"eventId": id, "name": st.ev.name, "timestamp": clock.Epoch.Add(e.at).UTC().Format(time.RFC3339Nano),
-		"data": e.data, "cursor": "c" + strconv.Itoa(e.seq)}
+		"data": e.data, "cursor": "c" + strconv.Itoa(e.seq),
+		"source": "sim"} // a field of no meaning to the client: never delivered (invariant 16)
 	line := "event " + id
 	if what != "" {
 		line += " " + what

@@ -33,7 +33,8 @@ type Server struct {
 	topics    []*evTopic
 	Retain    int
 	Heartbeat time.Duration
-	evFlap    int // the next evFlap events streams end right after their acknowledgement
+	evFlap    int  // the next evFlap events streams end right after their acknowledgement
+	evFlapGap bool // and each acknowledgement is followed by active {truncated: true} first
 
 	faults []*fault // armed by scenario commands, used in order
 	chaos  *chaos   // faults drawn from the seed (campaign); nil: none
