@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -33,6 +34,15 @@ type Session struct {
 	done     chan struct{}
 	doneOnce sync.Once
 	why      atomic.Pointer[string]
+
+	// Commands posted and not yet taken by the session's actor, with their
+	// refusals: when that actor stops they are refused (abandon), since an
+	// actor that stops (shutdown) drops what is still in its mailbox, and a
+	// stream or request must always end.
+	mu       sync.Mutex
+	inflight map[uint64]func(why string) // guarded by mu
+	nextCmd  uint64                      // guarded by mu
+	ended    bool                        // guarded by mu: the session's actor has stopped
 
 	proto atomic.Pointer[Protocol] // the registration that opened it, if any
 }
@@ -87,16 +97,67 @@ func (h *Session) signalDone(why string) {
 	})
 }
 
+// abandon is the session's actor stopping: Done closes, the commands
+// still on the way to it (its mailbox is dropped) are refused in the
+// order they were posted, and any posted later is refused at once.
+func (h *Session) abandon(why string) {
+	h.signalDone(why)
+	h.mu.Lock()
+	h.ended = true
+	left := h.inflight
+	h.inflight = nil
+	h.mu.Unlock()
+	ids := make([]uint64, 0, len(left))
+	for id := range left {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		left[id](h.Why())
+	}
+}
+
 // post hands a command to the session's actor through its server actor,
 // which refuses it (refuse runs) when the session is no longer bound. A
 // refusal also closes Done: the session is gone, even when the server
 // actor learnt it (the connection ended) before the session's actor did,
 // and a caller that keeps the handle must see that before it tries again.
+// Each command is either taken by the session's actor (take) or refused,
+// exactly once; those still on the way when the actor stops are refused
+// then (abandon).
 func (h *Session) post(cmd any, refuse func(why string)) {
-	h.sys.Post(h.server, &sessionCmd{pid: h.pid, cmd: cmd, refuse: func(why string) {
+	h.mu.Lock()
+	if h.ended {
+		h.mu.Unlock()
+		refuse(h.Why())
+		return
+	}
+	h.nextCmd++
+	id := h.nextCmd
+	if h.inflight == nil {
+		h.inflight = map[uint64]func(string){}
+	}
+	h.inflight[id] = refuse
+	h.mu.Unlock()
+	h.sys.Post(h.server, &sessionCmd{id: id, pid: h.pid, cmd: cmd, refuse: func(why string) {
+		taken := h.take(id)
 		h.signalDone(why)
-		refuse(why)
+		if taken {
+			refuse(why)
+		}
 	}})
+}
+
+// take reports whether command id was still on the way (and now is not):
+// the caller may run or refuse it. False means it was refused already.
+func (h *Session) take(id uint64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.inflight[id]; !ok {
+		return false
+	}
+	delete(h.inflight, id)
+	return true
 }
 
 // notSent is the reply to a request its session refused.

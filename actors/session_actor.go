@@ -13,6 +13,7 @@ import (
 // actor, which forwards it while the session is bound and refuses it
 // otherwise: a session's actor never receives a command after it stopped.
 type sessionCmd struct {
+	id     uint64 // the handle's number for it (Session.take)
 	pid    *actor.PID
 	cmd    any
 	refuse func(why string)
@@ -54,7 +55,7 @@ func (s *serverActor) forward(m *sessionCmd) {
 		m.refuse("the protocol session is closed or its connection has ended; connect again")
 		return
 	}
-	s.env.send(m.pid, m.cmd)
+	s.env.send(m.pid, m)
 }
 
 // sessionActor runs one protocol session; decisions come from
@@ -77,7 +78,14 @@ func newSessionActor(e *env, server *actor.PID, h *Session, gen uint64) actor.Pr
 }
 
 func (a *sessionActor) Receive(c actor.Context) {
-	switch m := c.Message().(type) {
+	msg := c.Message()
+	if cmd, ok := msg.(*sessionCmd); ok {
+		if !a.h.take(cmd.id) {
+			return // refused already: the session ended while it was on the way
+		}
+		msg = cmd.cmd
+	}
+	switch m := msg.(type) {
 	case *actor.Started:
 		a.me = c.Self()
 	case sessRequest:
@@ -119,7 +127,7 @@ func (a *sessionActor) Receive(c actor.Context) {
 	case *actor.Stopping:
 		// The server actor is stopping (shutdown, crash): children stop with
 		// it and end themselves; the companion hears through Done.
-		a.h.signalDone("the server's actor stopped")
+		a.h.abandon("the server's actor stopped")
 	}
 }
 

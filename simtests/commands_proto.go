@@ -109,9 +109,9 @@ func number(opts map[string]string, k string) (int, error) {
 func cmdStream(r *runner, a string) error {
 	id, rest := cut(a)
 	session, rest := cut(rest)
-	params, opts := trailing(rest, "fail-at", "panic-at", "cancel")
+	params, opts := trailing(rest, "fail-at", "panic-at", "cancel", "shutdown")
 	if session == "" {
-		return fmt.Errorf("usage: stream ID SESSION [JSON] [fail-at=K] [panic-at=K] [cancel=now]")
+		return fmt.Errorf("usage: stream ID SESSION [JSON] [fail-at=K] [panic-at=K] [cancel=now] [shutdown=now]")
 	}
 	if params == "" {
 		params = "{}"
@@ -131,6 +131,14 @@ func cmdStream(r *runner, a string) error {
 		if err := r.w.Host.CancelStream(id); err != nil {
 			return err
 		}
+	}
+	if opts["shutdown"] == "now" {
+		// Close starts before anything runs: the open is still on its way.
+		r.closeStart = true
+		if err := r.w.Host.Close("close"); err != nil {
+			return err
+		}
+		return r.await("close")
 	}
 	return r.w.Settle()
 }
