@@ -161,6 +161,7 @@ var regressionSeeds = []uint64{
 	6769, // two subscriptions of one event with different arguments: one retry budget in the checker
 	15476,
 	4873, // a subscribe that failed before its acknowledgement: its open stayed, its allowance did not
+	1420, // a stream opened at the very moment of shutdown never ended (Session.abandon)
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
