@@ -29,7 +29,7 @@ var (
 
 // binary builds cmd/runtime once per test run: the CLI is tested as a user
 // meets it, a separate program.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "mcprt-cli-")
