@@ -148,6 +148,10 @@ func (h cliHost) Deliver(context.Context, messages.HostMessage) {}
 
 func (h cliHost) Notify(_ context.Context, n messages.Notice) {
 	switch {
+	case n.Level >= messages.NoticeWarning && n.Server != "" && !strings.HasPrefix(n.Text, fmt.Sprintf("server %q", n.Server)):
+		// Name the server, as the reference does ("<server>: <text>"),
+		// unless the text already does.
+		fmt.Fprintf(h.w, "runtime: warning: %s: %s\n", n.Server, oneLine(n.Text))
 	case n.Level >= messages.NoticeWarning:
 		fmt.Fprintln(h.w, "runtime: warning: "+oneLine(n.Text))
 	case n.Server != "":
