@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -278,6 +279,12 @@ func TestDebugShowsServerStderr(t *testing.T) {
 
 // runtime events: catalog lists the event types; subscribe prints the
 // acknowledged subscription, then every wakeup until --for ends.
+// The ids and cursors of the events a subscribe prints.
+var (
+	tickIDs     = regexp.MustCompile(`"eventId":"([^"]+)"`)
+	tickCursors = regexp.MustCompile(`"event":\{[^}]*"cursor":"([^"]+)"`)
+)
+
 func TestEventsCommands(t *testing.T) {
 	t.Parallel()
 	srv := shellQuote(binary(t)) + " demo-server --root " + shellQuote(t.TempDir())
@@ -289,6 +296,22 @@ func TestEventsCommands(t *testing.T) {
 	if o.code != 0 || !strings.Contains(o.stdout, `"status":"active"`) || !strings.Contains(o.stdout, "[mcp-events]") ||
 		!strings.Contains(o.stdout, `"name":"clock.tick"`) {
 		t.Fatalf("events subscribe: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	// --cursor and --max-age-ms: with a state directory the demo server
+	// keeps its log across processes, so a second subscribe from the first
+	// tick's cursor replays the ticks after it, and only those.
+	state := t.TempDir()
+	kept := shellQuote(binary(t)) + " demo-server --root " + shellQuote(t.TempDir()) + " --state-dir " + shellQuote(state)
+	o = runCLI(t, nil, "events", "subscribe", "--stdio", kept, "adhoc", "clock.tick", `{"seconds":1}`, "--for", "2500ms")
+	ids, cursors := tickIDs.FindAllStringSubmatch(o.stdout, -1), tickCursors.FindAllStringSubmatch(o.stdout, -1)
+	if o.code != 0 || len(ids) < 2 || len(cursors) < 2 {
+		t.Fatalf("ticks to replay: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	o = runCLI(t, nil, "events", "subscribe", "--stdio", kept, "adhoc", "clock.tick", `{"seconds":1}`,
+		"--cursor", cursors[0][1], "--max-age-ms", "600000", "--for", "1500ms")
+	if o.code != 0 || !strings.Contains(o.stdout, `"maxAgeMs":600000`) || !strings.Contains(o.stdout, `"eventId":"`+ids[1][1]+`"`) ||
+		strings.Contains(o.stdout, `"eventId":"`+ids[0][1]+`"`) {
+		t.Fatalf("a subscribe from %s's cursor (want %s replayed, not %s): exit %d\n%s%s", ids[0][1], ids[1][1], ids[0][1], o.code, o.stdout, o.stderr)
 	}
 	o = runCLI(t, nil, "events", "subscribe", "--stdio", srv, "adhoc", "no.such.event", "--for", "1s")
 	if o.code == 0 || !strings.Contains(o.stderr, "no.such.event") {
