@@ -30,13 +30,7 @@ func CampaignEvents(w *World) error {
 		return fmt.Errorf("start: %w", err)
 	}
 	for i, n := 0, 20+c.er.IntN(80); i < n; i++ {
-		var err error
-		if c.er.IntN(2) == 0 {
-			err = c.eventsOp()
-		} else {
-			err = c.op()
-		}
-		if err != nil {
+		if err := c.evStep(); err != nil {
 			return err
 		}
 	}
@@ -52,18 +46,21 @@ func CampaignEvents(w *World) error {
 	}
 	if more {
 		for i, n := 0, 1+c.er.IntN(6); i < n; i++ {
-			var err error
-			if c.er.IntN(2) == 0 {
-				err = c.eventsOp()
-			} else {
-				err = c.op()
-			}
-			if err != nil {
+			if err := c.evStep(); err != nil {
 				return err
 			}
 		}
 	}
 	return c.shutdown()
+}
+
+// evStep is one step of the events campaign: events work or, as often,
+// a step of the plain campaign.
+func (c *campaign) evStep() error {
+	if c.er.IntN(2) == 0 {
+		return c.eventsOp()
+	}
+	return c.op()
 }
 
 // configureEvents gives every server two or three event types (one of

@@ -67,24 +67,18 @@ func (t *eventsTour) write(name string) error {
 // await prints what the host receives until want(m) holds, or fails after
 // a few seconds.
 func (t *eventsTour) await(what string, want func(messages.HostMessage) bool) error {
-	timeout := time.NewTimer(8 * time.Second)
-	defer timeout.Stop()
-	for {
-		select {
-		case m := <-t.host.delivered:
-			t.say("\n[host woken: %s]\n%s", m.Kind, indent(m.Text))
-			t.record(m)
-			if want(m) {
-				return nil
-			}
-		case <-timeout.C:
-			return failed("the demo waited in vain for " + what)
-		}
+	if !t.take(8*time.Second, want) {
+		return failed("the demo waited in vain for " + what)
 	}
+	return nil
 }
 
 // drain prints and records whatever the host receives within d.
-func (t *eventsTour) drain(d time.Duration) {
+func (t *eventsTour) drain(d time.Duration) { t.take(d, func(messages.HostMessage) bool { return false }) }
+
+// take prints and records what the host receives until want(m) holds
+// (true) or d has passed (false).
+func (t *eventsTour) take(d time.Duration, want func(messages.HostMessage) bool) bool {
 	timeout := time.NewTimer(d)
 	defer timeout.Stop()
 	for {
@@ -92,8 +86,11 @@ func (t *eventsTour) drain(d time.Duration) {
 		case m := <-t.host.delivered:
 			t.say("\n[host woken: %s]\n%s", m.Kind, indent(m.Text))
 			t.record(m)
+			if want(m) {
+				return true
+			}
 		case <-timeout.C:
-			return
+			return false
 		}
 	}
 }
