@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -107,12 +108,7 @@ func (h *Session) abandon(why string) {
 	left := h.inflight
 	h.inflight = nil
 	h.mu.Unlock()
-	ids := make([]uint64, 0, len(left))
-	for id := range left {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(left)) {
 		left[id](h.Why())
 	}
 }
