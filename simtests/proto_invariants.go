@@ -235,7 +235,12 @@ func (c *checker) openLeases() map[string]int {
 	out := map[string]int{}
 	if ps := c.w.Host.ps; ps != nil {
 		for _, x := range ps.streams {
-			if !x.ended {
+			if x.ended {
+				continue
+			}
+			select {
+			case <-x.done: // ended, not yet noticed (a refusal ends it at once)
+			default:
 				out[x.sess.server]++
 			}
 		}
