@@ -160,8 +160,8 @@ var regressionSeeds = []uint64{
 	3531, // a link waiting twice for a credit (World.unblock)
 	6769, // two subscriptions of one event with different arguments: one retry budget in the checker
 	15476,
-	4873, // a subscribe that failed before its acknowledgement: its open stayed, its allowance did not
-	1420, // a stream opened at the very moment of shutdown never ended (Session.abandon)
+	4873,  // a subscribe that failed before its acknowledgement: its open stayed, its allowance did not
+	1420,  // a stream opened at the very moment of shutdown never ended (Session.abandon)
 	10989, // a stream refused at once on a stopped session: ended, not yet noticed, counted as holding a lease
 }
 
