@@ -163,6 +163,7 @@ var regressionSeeds = []uint64{
 	4873,  // a subscribe that failed before its acknowledgement: its open stayed, its allowance did not
 	1420,  // a stream opened at the very moment of shutdown never ended (Session.abandon)
 	10989, // a stream refused at once on a stopped session: ended, not yet noticed, counted as holding a lease
+	2850,  // the same
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
