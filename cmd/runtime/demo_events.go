@@ -74,7 +74,9 @@ func (t *eventsTour) await(what string, want func(messages.HostMessage) bool) er
 }
 
 // drain prints and records whatever the host receives within d.
-func (t *eventsTour) drain(d time.Duration) { t.take(d, func(messages.HostMessage) bool { return false }) }
+func (t *eventsTour) drain(d time.Duration) {
+	t.take(d, func(messages.HostMessage) bool { return false })
+}
 
 // take prints and records what the host receives until want(m) holds
 // (true) or d has passed (false).
