@@ -54,23 +54,23 @@ type subRecord struct {
 // published is what a subscription actor publishes for listing, without
 // being messaged: its latest snapshot and its frame counters.
 type published struct {
-	snap  atomic.Pointer[eventstream.Snapshot]
-	stats [5]atomic.Uint64 // delivered, duplicates, invalid, late, opens
+	snap                                        atomic.Pointer[eventstream.Snapshot]
+	delivered, duplicates, invalid, late, opens atomic.Uint64
 }
 
 // setStats publishes st.
 func (p *published) setStats(st eventstream.Stats) {
-	p.stats[0].Store(st.Delivered)
-	p.stats[1].Store(st.Duplicates)
-	p.stats[2].Store(st.Invalid)
-	p.stats[3].Store(st.Late)
-	p.stats[4].Store(st.Opens)
+	p.delivered.Store(st.Delivered)
+	p.duplicates.Store(st.Duplicates)
+	p.invalid.Store(st.Invalid)
+	p.late.Store(st.Late)
+	p.opens.Store(st.Opens)
 }
 
 // loadStats returns the published counters.
 func (p *published) loadStats() *eventstream.Stats {
-	return &eventstream.Stats{Delivered: p.stats[0].Load(), Duplicates: p.stats[1].Load(),
-		Invalid: p.stats[2].Load(), Late: p.stats[3].Load(), Opens: p.stats[4].Load()}
+	return &eventstream.Stats{Delivered: p.delivered.Load(), Duplicates: p.duplicates.Load(),
+		Invalid: p.invalid.Load(), Late: p.late.Load(), Opens: p.opens.Load()}
 }
 
 func (r *subRecord) snapshot() eventstream.Snapshot {
