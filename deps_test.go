@@ -39,33 +39,34 @@ type layer struct {
 }
 
 var layers = map[string]layer{
-	"messages":            {nil, "messages is the contract everyone reads: standard library only"},
-	"clock":               {nil, "clock is a leaf: standard library only"},
-	"config":              {[]string{"messages", modHujson, modTOML}, "config is pure: no I/O beyond reading files, no actors, no transports"},
-	"eventstream":         {[]string{"messages", "clock", "internal/jsonscan", modLRU}, "eventstream is a pure state machine: no I/O, actors or transports"},
-	"supervisor":          {[]string{"messages", "clock", modBackoff}, "supervisor is a pure state machine: no I/O, actors or transports"},
-	"extension":           {[]string{"messages"}, "extension is pure: the protocol-extension API's decisions, no I/O, actors or transports"},
-	"catalog":             {[]string{"messages", "config", modJSONSchema, modFlock}, "catalog owns metadata and ranking: no actors, no transports"},
-	"transports":          {[]string{"messages", "clock", "config", "internal/jsonscan", modMCP}, "transports must not know actors, supervision or protoactor"},
-	"actors":              {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", modProtoactor, modBackoff, modLRU}, "actors may use every lower layer, never tools, the root package, cmd or demoserver"},
-	"tools":               {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config"}, "tools talk to actors through typed messages; never to transports or protoactor"},
-	"":                    {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", "actors", "tools", modProtoactor}, "the root package is the embedding API over everything below it"},
-	"demoserver":          {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP, modFsnotify}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
-	"cmd/runtime":         {[]string{"", "demoserver", "messages", "clock", "config", modCobra, modShlex}, "cmd/runtime is wiring only"},
-	"internal/testserver": {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
-	"internal/testenv":    {[]string{"clock", "internal/testserver"}, "testenv only installs and starts test peers"},
-	"internal/bench":      {nil, "bench holds benchmarks only"},
-	"internal/jsonscan":   {nil, "jsonscan is a leaf: standard library only"},
-	"internal/testkit":    {[]string{"clock"}, "testkit holds test helpers only"},
-	"internal/mcpline":    {[]string{modMCP}, "mcpline serves mcp-go servers over line-delimited JSON-RPC; it knows nothing of the runtime"},
-	"internal/eventsrv":   {[]string{"clock", "internal/mcpline", modMCP}, "eventsrv serves the events protocol for our own servers; it knows nothing of the runtime"},
+	"messages":                     {nil, "messages is the contract everyone reads: standard library only"},
+	"clock":                        {nil, "clock is a leaf: standard library only"},
+	"config":                       {[]string{"messages", modHujson, modTOML}, "config is pure: no I/O beyond reading files, no actors, no transports"},
+	"eventstream":                  {[]string{"messages", "clock", "internal/jsonscan", modLRU}, "eventstream is a pure state machine: no I/O, actors or transports"},
+	"supervisor":                   {[]string{"messages", "clock", modBackoff}, "supervisor is a pure state machine: no I/O, actors or transports"},
+	"extension":                    {[]string{"messages"}, "extension is pure: the protocol-extension API's decisions, no I/O, actors or transports"},
+	"catalog":                      {[]string{"messages", "config", modJSONSchema, modFlock}, "catalog owns metadata and ranking: no actors, no transports"},
+	"transports":                   {[]string{"messages", "clock", "config", "internal/jsonscan", modMCP}, "transports must not know actors, supervision or protoactor"},
+	"actors":                       {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", modProtoactor, modBackoff, modLRU}, "actors may use every lower layer, never tools, the root package, cmd or demoserver"},
+	"tools":                        {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config"}, "tools talk to actors through typed messages; never to transports or protoactor"},
+	"":                             {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", "actors", "tools", modProtoactor}, "the root package is the embedding API over everything below it"},
+	"demoserver":                   {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP, modFsnotify}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
+	"cmd/runtime":                  {[]string{"", "demoserver", "messages", "clock", "config", modCobra, modShlex}, "cmd/runtime is wiring only"},
+	"internal/testonly/testserver": {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
+	"internal/testonly/testenv":    {[]string{"clock", "internal/testonly/testserver"}, "testenv only installs and starts test peers"},
+	"internal/testonly/bench":      {nil, "bench holds benchmarks only"},
+	"internal/jsonscan":            {nil, "jsonscan is a leaf: standard library only"},
+	"e2e":                          {nil, "e2e holds the end-to-end tests of the embedding API only"},
+	"internal/testonly/testkit":    {[]string{"clock"}, "testkit holds test helpers only"},
+	"internal/mcpline":             {[]string{modMCP}, "mcpline serves mcp-go servers over line-delimited JSON-RPC; it knows nothing of the runtime"},
+	"internal/eventsrv":            {[]string{"clock", "internal/mcpline", modMCP}, "eventsrv serves the events protocol for our own servers; it knows nothing of the runtime"},
 }
 
 // pure packages are state machines: no goroutines, channels, locks or contexts.
 var pure = []string{"eventstream", "supervisor", "extension"}
 
 // goroutineOwners may contain go statements.
-var goroutineOwners = []string{"transports", "actors", "cmd/runtime", "demoserver", "internal/testserver", "internal/testenv", "internal/mcpline", "simtests"}
+var goroutineOwners = []string{"transports", "actors", "cmd/runtime", "demoserver", "internal/testonly/testserver", "internal/testonly/testenv", "internal/mcpline", "simtests"}
 
 type listedPackage struct {
 	ImportPath string
@@ -138,8 +139,11 @@ func TestLayering(t *testing.T) {
 			if strings.HasPrefix(imp, module+"/cmd/") {
 				t.Errorf("%s imports %s: nothing may import cmd", displayName(rel(p.ImportPath)), imp)
 			}
-			if r == "internal/testserver" && rel(p.ImportPath) != "internal/testenv" {
+			if r == "internal/testonly/testserver" && rel(p.ImportPath) != "internal/testonly/testenv" {
 				t.Errorf("%s imports the test server outside tests", displayName(rel(p.ImportPath)))
+			}
+			if strings.HasPrefix(r, "internal/testonly/") && !strings.HasPrefix(rel(p.ImportPath), "internal/testonly/") {
+				t.Errorf("%s imports %s outside its tests: internal/testonly/ holds what only tests use", displayName(rel(p.ImportPath)), imp)
 			}
 		}
 	}

@@ -11,16 +11,16 @@ import (
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
-	"github.com/mcprt/mcprt/internal/testenv"
-	"github.com/mcprt/mcprt/internal/testkit"
-	"github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testkit"
+	"github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/supervisor"
 	"github.com/mcprt/mcprt/transports"
 )
 
 // The tests of this package run the actors against real MCP servers in
-// separate processes (the test binary re-executed as internal/testserver).
+// separate processes (the test binary re-executed as internal/testonly/testserver).
 // Lifecycle time (idle timeouts, health checks, backoff, failure memory,
 // deadlines, restart delays) runs on a manual clock that only the test
 // advances; the transports keep the wall clock for their process grace
@@ -28,7 +28,7 @@ import (
 // on what the connection port delivers (recorded by recDialer) or on timers
 // being armed (recorded by testClock).
 
-// Shared helpers (internal/testkit), under this package's names.
+// Shared helpers (internal/testonly/testkit), under this package's names.
 type (
 	signal    = testkit.Signal
 	testClock = testkit.Clock

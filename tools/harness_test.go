@@ -10,15 +10,15 @@ import (
 
 	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/clock"
-	"github.com/mcprt/mcprt/internal/testenv"
-	"github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/transports"
 )
 
 // The proxy tool's tests run it over real actors and real transports
 // against the test server in separate processes (the test binary
-// re-executed as internal/testserver), with a manual clock.
+// re-executed as internal/testonly/testserver), with a manual clock.
 
 func TestMain(m *testing.M) {
 	testserver.MainIfRequested()

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcprt/mcprt/actors"
-	"github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/supervisor"
 )

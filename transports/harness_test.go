@@ -21,8 +21,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/mcprt/mcprt/internal/testenv"
-	"github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 )
 

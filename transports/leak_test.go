@@ -36,7 +36,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 	d.Wait()
 	// The peers still run (their cleanups stop them), but nothing of ours
 	// may: every goroutine left must be testenv's, which watch the peers.
-	goleak.VerifyNone(t, goleak.IgnoreAnyFunction("github.com/mcprt/mcprt/internal/testenv.start.func1"),
-		goleak.IgnoreAnyFunction("github.com/mcprt/mcprt/internal/testenv.start.func3"),
+	goleak.VerifyNone(t, goleak.IgnoreAnyFunction("github.com/mcprt/mcprt/internal/testonly/testenv.start.func1"),
+		goleak.IgnoreAnyFunction("github.com/mcprt/mcprt/internal/testonly/testenv.start.func3"),
 		goleak.IgnoreAnyFunction("os/exec.(*Cmd).Start.func2"))
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcprt/mcprt/internal/testkit"
+	"github.com/mcprt/mcprt/internal/testonly/testkit"
 	"github.com/mcprt/mcprt/messages"
 )
 

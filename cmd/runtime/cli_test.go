@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcprt/mcprt/internal/testenv"
-	"github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testserver"
 )
 
 func TestMain(m *testing.M) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcprt/mcprt/internal/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
 )
 
 // cfgEnv is a user for the configuration commands: a home directory, an

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcprt/mcprt/internal/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
 )
 
 // The proxy tool's modes as commands: connect lists and caches the catalog;

@@ -1,14 +1,16 @@
-package mcprt
+package e2e
 
 import (
 	"context"
-	"github.com/mcprt/mcprt/messages"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/messages"
+
 	"github.com/mcprt/mcprt/eventstream"
-	ts "github.com/mcprt/mcprt/internal/testserver"
+	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 )
 
 // events-protocol.md (e), E:test/routing.test.mjs: the subscription's
@@ -39,7 +41,7 @@ func TestEventsPendingSubscribeFails(t *testing.T) {
 			mark := w.clk.Mark()
 			ctx, cancel := context.WithCancel(w.ctx)
 			defer cancel()
-			res := make(chan Result, 1)
+			res := make(chan mcprt.Result, 1)
 			go func() { res <- w.subscribeResult(ctx, ts.EventTest, "", "") }()
 			held := c.arm == "stall"
 			if held {

@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"context"
@@ -11,9 +11,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcprt/mcprt"
+
 	"github.com/mcprt/mcprt/config"
-	"github.com/mcprt/mcprt/internal/testenv"
-	ts "github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -23,7 +25,7 @@ import (
 // "example" namespace in a separate process. Cancellation is asserted on
 // the wire through the server's logs.
 
-var exampleDef = Definition{
+var exampleDef = mcprt.Definition{
 	Namespace:     "example",
 	Requests:      []string{ts.MethodExampleList, ts.MethodExamplePoke},
 	Streams:       []string{ts.MethodExampleStream},
@@ -52,7 +54,7 @@ type protoWorld struct {
 	*rig
 	c                 protoCase
 	notes, reqs, cncl string
-	proto             *Protocol
+	proto             *mcprt.Protocol
 }
 
 func newProtoWorld(t *testing.T, c protoCase) *protoWorld {
@@ -81,7 +83,7 @@ func newProtoWorld(t *testing.T, c protoCase) *protoWorld {
 	return w
 }
 
-func (w *protoWorld) connect(t *testing.T) *Session {
+func (w *protoWorld) connect(t *testing.T) *mcprt.Session {
 	t.Helper()
 	s, err := w.proto.Connect(w.ctx, "ex")
 	if err != nil {
@@ -187,18 +189,18 @@ func countLine(path, line string) int {
 }
 
 // waitEnd waits for a stream's end.
-func waitEnd(ctx context.Context, t *testing.T, done <-chan struct{}, end func() End, what string) End {
+func waitEnd(ctx context.Context, t *testing.T, done <-chan struct{}, end func() mcprt.End, what string) mcprt.End {
 	t.Helper()
 	select {
 	case <-done:
 		return end()
 	case <-ctx.Done():
 		t.Fatalf("%s did not end", what)
-		return End{}
+		return mcprt.End{}
 	}
 }
 
-func wantEnd(t *testing.T, what string, got End, reason messages.EndReason) {
+func wantEnd(t *testing.T, what string, got mcprt.End, reason messages.EndReason) {
 	t.Helper()
 	if got.Reason != reason {
 		t.Fatalf("%s ended %q (%s), want %q", what, got.Reason, got.Error, reason)
@@ -231,7 +233,7 @@ func TestProtocolMatrix(t *testing.T) {
 // request: a declared request returns its raw result; on 2026-07-28
 // connections it carries the _meta envelope and, over HTTP, the Mcp-Method
 // header.
-func (w *protoWorld) scenarioRequest(s *Session) func(*testing.T) {
+func (w *protoWorld) scenarioRequest(s *mcprt.Session) func(*testing.T) {
 	return func(t *testing.T) {
 		res, err := s.Request(w.ctx, ts.MethodExampleList, json.RawMessage(`{"filter":"x"}`))
 		if err != nil {
@@ -274,7 +276,7 @@ func (w *protoWorld) scenarioRequest(s *Session) func(*testing.T) {
 
 // stream: declared, correlated notifications reach the handler in order
 // (the undeclared one does not), Sent is closed, the result ends it.
-func (w *protoWorld) scenarioStream(s *Session) func(*testing.T) {
+func (w *protoWorld) scenarioStream(s *mcprt.Session) func(*testing.T) {
 	return func(t *testing.T) {
 		var f frames
 		st, err := s.OpenStream(ts.MethodExampleStream, streamParams(ts.StreamParams{Count: 3}), f.handle)
@@ -307,7 +309,7 @@ func (w *protoWorld) scenarioStream(s *Session) func(*testing.T) {
 
 // cancel_siblings: cancelling one stream cancels it on the wire the
 // transport's way, once, and its sibling and ordinary requests carry on.
-func (w *protoWorld) scenarioCancel(s *Session) func(*testing.T) {
+func (w *protoWorld) scenarioCancel(s *mcprt.Session) func(*testing.T) {
 	return func(t *testing.T) {
 		var fa, fb frames
 		a, err := s.OpenStream(ts.MethodExampleStream, streamParams(ts.StreamParams{Count: 1, End: ts.EndNever}), fa.handle)
@@ -357,7 +359,7 @@ func (w *protoWorld) scenarioCancel(s *Session) func(*testing.T) {
 
 // server_end: the server's notifications/cancelled for the stream ends it
 // as ended.
-func (w *protoWorld) scenarioServerEnd(s *Session) func(*testing.T) {
+func (w *protoWorld) scenarioServerEnd(s *mcprt.Session) func(*testing.T) {
 	return func(t *testing.T) {
 		var f frames
 		st, _ := s.OpenStream(ts.MethodExampleStream, streamParams(ts.StreamParams{Count: 2, End: ts.EndCancel}), f.handle)
@@ -371,7 +373,7 @@ func (w *protoWorld) scenarioServerEnd(s *Session) func(*testing.T) {
 }
 
 // error_end: a JSON-RPC error keeps its code, message and data.
-func (w *protoWorld) scenarioErrorEnd(s *Session) func(*testing.T) {
+func (w *protoWorld) scenarioErrorEnd(s *mcprt.Session) func(*testing.T) {
 	return func(t *testing.T) {
 		var f frames
 		st, _ := s.OpenStream(ts.MethodExampleStream, streamParams(ts.StreamParams{Count: 1, End: ts.EndError,
@@ -390,7 +392,7 @@ func (w *protoWorld) scenarioErrorEnd(s *Session) func(*testing.T) {
 
 // eof (Streamable HTTP): a response stream that ends without a result
 // ends the stream as disconnected; the session stays usable.
-func (w *protoWorld) scenarioEOF(s *Session) func(*testing.T) {
+func (w *protoWorld) scenarioEOF(s *mcprt.Session) func(*testing.T) {
 	return func(t *testing.T) {
 		var f frames
 		st, _ := s.OpenStream(ts.MethodExampleStream, streamParams(ts.StreamParams{Count: 1, End: ts.EndEOF}), f.handle)
@@ -409,7 +411,7 @@ func (w *protoWorld) scenarioEOF(s *Session) func(*testing.T) {
 
 // handler_failure: a handler that fails (error or panic) ends its own
 // stream only, as error, and cancels it on the wire.
-func (w *protoWorld) scenarioHandlerFailure(s *Session) func(*testing.T) {
+func (w *protoWorld) scenarioHandlerFailure(s *mcprt.Session) func(*testing.T) {
 	return func(t *testing.T) {
 		var sib frames
 		sibling, _ := s.OpenStream(ts.MethodExampleStream, streamParams(ts.StreamParams{Count: 1, End: ts.EndNever}), sib.handle)
@@ -445,7 +447,7 @@ func (w *protoWorld) scenarioHandlerFailure(s *Session) func(*testing.T) {
 }
 
 // late_frames: frames after the end are dropped and counted.
-func (w *protoWorld) scenarioLate(s *Session) func(*testing.T) {
+func (w *protoWorld) scenarioLate(s *mcprt.Session) func(*testing.T) {
 	return func(t *testing.T) {
 		before := w.status(t).LateFrames
 		var f frames
@@ -473,7 +475,7 @@ func (w *protoWorld) scenarioLate(s *Session) func(*testing.T) {
 // observers: watched notifications outside streams reach every observer
 // (params copied) and still get normal handling; a failing observer
 // closes only itself; observers hold leases.
-func (w *protoWorld) scenarioObservers(s *Session) func(*testing.T) {
+func (w *protoWorld) scenarioObservers(s *mcprt.Session) func(*testing.T) {
 	return func(t *testing.T) {
 		var good, bad frames
 		bad.fail = func(int) error { return errors.New("the observer broke") }
@@ -507,7 +509,7 @@ func (w *protoWorld) scenarioObservers(s *Session) func(*testing.T) {
 
 // undeclared: undeclared methods and reserved _meta keys are refused
 // before anything is sent.
-func (w *protoWorld) scenarioUndeclared(s *Session) func(*testing.T) {
+func (w *protoWorld) scenarioUndeclared(s *mcprt.Session) func(*testing.T) {
 	return func(t *testing.T) {
 		before, _ := ts.ReadRequestLog(w.reqs)
 		checks := map[string]error{}
@@ -533,7 +535,7 @@ func (w *protoWorld) scenarioUndeclared(s *Session) func(*testing.T) {
 // connection_loss: when the connection ends, the session's Done closes,
 // its streams and observers end disconnected, nothing carries over, and a
 // new Connect works where the server can come back (stdio).
-func (w *protoWorld) scenarioLoss(s *Session) func(*testing.T) {
+func (w *protoWorld) scenarioLoss(s *mcprt.Session) func(*testing.T) {
 	return func(t *testing.T) {
 		var f, o frames
 		st, _ := s.OpenStream(ts.MethodExampleStream, streamParams(ts.StreamParams{Count: 1, End: ts.EndNever}), f.handle)

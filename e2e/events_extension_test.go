@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"encoding/base64"
@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcprt/mcprt"
+
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/eventstream"
-	ts "github.com/mcprt/mcprt/internal/testserver"
+	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -194,12 +196,12 @@ func TestEventsCatalogPagination(t *testing.T) {
 	}
 }
 
-// Stream 2 and issue 6 item 4, end to end: what does not fit a batch (here
+// mcprt.Stream 2 and issue 6 item 4, end to end: what does not fit a batch (here
 // 2 items) is dropped and counted; an event over 24,000 bytes arrives with
 // its data replaced by a preview.
 func TestEventsBatchLimits(t *testing.T) {
 	t.Parallel()
-	w := newEvRig(t, evSetup{opts: Options{EventBatch: eventstream.BatchLimits{MaxItems: 2}}})
+	w := newEvRig(t, evSetup{opts: mcprt.Options{EventBatch: eventstream.BatchLimits{MaxItems: 2}}})
 	s := w.subscribe(ts.EventTest, "", "")
 	w.emit(ts.EventTest, 3, "")
 	w.waitSeq(s.ID, 3) // all three in the batcher before the window ends
@@ -239,8 +241,8 @@ func (w *evRig) waitSeq(id string, seq int) {
 // wakes nothing; the connection that was still being made is dropped.
 func TestEventsShutdownDuringConnect(t *testing.T) {
 	t.Parallel()
-	w := &evRig{eventsWorld: newEventsWorldWith(t, config.Server{Command: "sleep", Args: []string{"600"}}, Options{})}
-	res := make(chan Result, 1)
+	w := &evRig{eventsWorld: newEventsWorldWith(t, config.Server{Command: "sleep", Args: []string{"600"}}, mcprt.Options{})}
+	res := make(chan mcprt.Result, 1)
 	go func() { res <- w.subscribeResult(w.ctx, ts.EventTest, "", "") }()
 	poll(w.ctx, t, "the connect", func() bool { return w.status().State == messages.StateConnecting })
 	mark := w.clk.Mark()

@@ -16,8 +16,8 @@ import (
 
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/config"
-	"github.com/mcprt/mcprt/internal/testenv"
-	"github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testserver"
 )
 
 func TestMain(m *testing.M) {

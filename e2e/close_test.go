@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"context"
@@ -7,16 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcprt/mcprt"
+
 	"go.uber.org/goleak"
 
 	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/config"
-	"github.com/mcprt/mcprt/internal/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/messages"
 )
 
-// Runtime.Close ends everything the runtime started, over the production
+// mcprt.Runtime.Close ends everything the runtime started, over the production
 // dialer: in-flight calls on every transport fail with shutdown (or
 // aborted), the stdio server is reaped before Close returns and its
 // grandchild dies with its process group, new calls are refused, a second
@@ -33,14 +35,14 @@ func TestCloseEndsEverything(t *testing.T) {
 	pidFile := filepath.Join(dir, "pid")
 	kids := pidWrapper(t, pidFile, "")
 	kids.Lifecycle = "eager"
-	rt, err := Start(ctx, Options{Clock: clock.NewManual(clock.Epoch), Rand: clock.NewSeededRand(3), Config: &config.File{MCPServers: map[string]config.Server{
+	rt, err := mcprt.Start(ctx, mcprt.Options{Clock: clock.NewManual(clock.Epoch), Rand: clock.NewSeededRand(3), Config: &config.File{MCPServers: map[string]config.Server{
 		"kids": kids, "sock": {Socket: sock}, "web": {URL: web},
 	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcp, _ := rt.Tool(MCPToolName)
-	run := func(ctx context.Context, args string) Result { return mcp.Execute(ctx, []byte(args)) }
+	mcp, _ := rt.Tool(mcprt.MCPToolName)
+	run := func(ctx context.Context, args string) mcprt.Result { return mcp.Execute(ctx, []byte(args)) }
 
 	res := run(ctx, `{"tool":"kids_grandchild"}`)
 	grandchild, err := strconv.Atoi(res.Text)
@@ -48,9 +50,9 @@ func TestCloseEndsEverything(t *testing.T) {
 		t.Fatalf("grandchild: %q", res.Text)
 	}
 	server := readPid(ctx, t, pidFile)
-	var inflight []chan Result
+	var inflight []chan mcprt.Result
 	for _, name := range []string{"kids", "sock", "web"} {
-		ch := make(chan Result, 1)
+		ch := make(chan mcprt.Result, 1)
 		inflight = append(inflight, ch)
 		go func() { ch <- run(context.Background(), `{"tool":"`+name+`_hang"}`) }()
 	}

@@ -1,10 +1,12 @@
-package mcprt
+package e2e
 
 import (
 	"context"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcprt/mcprt"
 
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/config"
@@ -26,11 +28,11 @@ func (h *recHost) Notify(_ context.Context, n messages.Notice) {
 }
 
 // The runtime never registers a tool whose name the host already uses
-// (Options.HostTools); it reports the tool it left out instead.
+// (mcprt.Options.HostTools); it reports the tool it left out instead.
 func TestHostToolsAreNeverShadowed(t *testing.T) {
 	t.Parallel()
 	host := &recHost{}
-	rt, err := Start(testCtx(t), Options{Host: host, HostTools: []string{"read", MCPToolName, EventsToolName}, Clock: clock.NewManual(clock.Epoch),
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{Host: host, HostTools: []string{"read", mcprt.MCPToolName, mcprt.EventsToolName}, Clock: clock.NewManual(clock.Epoch),
 		Config: &config.File{MCPServers: map[string]config.Server{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +41,7 @@ func TestHostToolsAreNeverShadowed(t *testing.T) {
 	if tools := rt.Tools(); len(tools) != 0 {
 		t.Fatalf("registered %q, which the host has", tools[0].Name)
 	}
-	if _, ok := rt.Tool(MCPToolName); ok {
+	if _, ok := rt.Tool(mcprt.MCPToolName); ok {
 		t.Fatal("Tool returned the shadowing tool")
 	}
 	issues := rt.ConfigIssues()
@@ -52,12 +54,12 @@ func TestHostToolsAreNeverShadowed(t *testing.T) {
 		t.Fatalf("notices %+v", host.notices)
 	}
 
-	rt2, err := Start(testCtx(t), Options{HostTools: []string{"read"}, Clock: clock.NewManual(clock.Epoch), Config: &config.File{}})
+	rt2, err := mcprt.Start(testCtx(t), mcprt.Options{HostTools: []string{"read"}, Clock: clock.NewManual(clock.Epoch), Config: &config.File{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rt2.Close()
-	if tools := rt2.Tools(); len(tools) != 2 || tools[0].Name != MCPToolName || tools[1].Name != EventsToolName {
+	if tools := rt2.Tools(); len(tools) != 2 || tools[0].Name != mcprt.MCPToolName || tools[1].Name != mcprt.EventsToolName {
 		t.Fatalf("tools %v", tools)
 	}
 }

@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"context"
@@ -9,10 +9,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcprt/mcprt"
+
 	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/config"
-	"github.com/mcprt/mcprt/internal/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/transports"
 )
@@ -50,11 +52,11 @@ func (h *recorder) all() string {
 
 // startWithCache starts a runtime over f with its own agent directory and a
 // recording dialer over real transports.
-func startWithCache(t *testing.T, f *config.File, agentDir string, host Host, hostTools ...string) (*Runtime, *recDialer) {
+func startWithCache(t *testing.T, f *config.File, agentDir string, host mcprt.Host, hostTools ...string) (*mcprt.Runtime, *recDialer) {
 	t.Helper()
 	real := &transports.Dialer{Clock: clock.Real{}}
 	d := newRecDialer(real)
-	rt, err := Start(testCtx(t), Options{Config: f, AgentDir: agentDir, Dialer: d, Host: host, HostTools: hostTools, Rand: clock.NewSeededRand(3)})
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{Config: f, AgentDir: agentDir, Dialer: d, Host: host, HostTools: hostTools, Rand: clock.NewSeededRand(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func startWithCache(t *testing.T, f *config.File, agentDir string, host Host, ho
 	return rt, d
 }
 
-func toolNames(ts []Tool) string {
+func toolNames(ts []mcprt.Tool) string {
 	var out []string
 	for _, t := range ts {
 		out = append(out, t.Name)
@@ -135,7 +137,7 @@ func TestWatchStatus(t *testing.T) {
 	if len(first.Servers) != 2 || first.Servers[1].Status != "not-connected" || first.Servers[0].Status != "disabled" || first.DisabledCount != 1 {
 		t.Fatalf("first snapshot: %+v", first)
 	}
-	mcp, _ := rt.Tool(MCPToolName)
+	mcp, _ := rt.Tool(mcprt.MCPToolName)
 	ctx := testCtx(t)
 	if res := mcp.Execute(ctx, json.RawMessage(`{"tool":"w_echo","args":{"message":"x"}}`)); res.IsError {
 		t.Fatal(res.Text)
@@ -147,7 +149,7 @@ func TestWatchStatus(t *testing.T) {
 		}
 	}
 	rt.Close()
-	var last StatusSnapshot
+	var last mcprt.StatusSnapshot
 	for s := range ch {
 		last = s
 	}
@@ -180,7 +182,7 @@ func TestGetPrompt(t *testing.T) {
 	if err != nil || !strings.Contains(res.Text, "Lisbon") || len(res.Messages) != 1 || res.Messages[0].Role != "user" {
 		t.Fatalf("prompt: %+v %v", res, err)
 	}
-	mcp, _ := rt.Tool(MCPToolName)
+	mcp, _ := rt.Tool(mcprt.MCPToolName)
 	if res := mcp.Execute(ctx, json.RawMessage(`{"tool":"get-structured-content","args":{"location":"New York"}}`)); res.IsError || !strings.Contains(res.Text, "temperature") {
 		t.Fatalf("structured content: %q", res.Text)
 	}
@@ -253,7 +255,7 @@ func TestAuthAndDisabledServers(t *testing.T) {
 		}
 	}
 	snap := r.rt.Status()
-	byName := map[string]ServerStatus{}
+	byName := map[string]mcprt.ServerStatus{}
 	for _, s := range snap.Servers {
 		byName[s.Name] = s
 	}
@@ -288,7 +290,7 @@ func TestResourceToolsAndListChanged(t *testing.T) {
 		}
 	}
 	// exposeResources: false leaves out the read_ tools, direct and proxied.
-	mcp, _ := rt.Tool(MCPToolName)
+	mcp, _ := rt.Tool(mcprt.MCPToolName)
 	if names := toolNames(rt.Tools()); strings.Contains(names, "hidden_read_") || !strings.Contains(names, "hidden_echo") || !strings.Contains(names, "every_read_architecture_md") {
 		t.Fatalf("tools: %s", names)
 	}

@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"context"
@@ -10,11 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcprt/mcprt"
+
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/eventstream"
-	"github.com/mcprt/mcprt/internal/testenv"
-	ts "github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -71,32 +73,32 @@ type eventsWorld struct {
 	ctx  context.Context
 	clk  *testClock
 	host *eventsHost
-	rt   *Runtime
-	ev   Tool
-	mcp  Tool
+	rt   *mcprt.Runtime
+	ev   mcprt.Tool
+	mcp  mcprt.Tool
 }
 
 func newEventsWorld(t *testing.T, srv config.Server) *eventsWorld {
-	return newEventsWorldWith(t, srv, Options{})
+	return newEventsWorldWith(t, srv, mcprt.Options{})
 }
 
-// newEventsWorldWith is newEventsWorld with opts (its Host, Clock, Rand
+// newEventsWorldWith is newEventsWorld with opts (its mcprt.Host, Clock, Rand
 // and Config are the world's).
-func newEventsWorldWith(t *testing.T, srv config.Server, opts Options) *eventsWorld {
+func newEventsWorldWith(t *testing.T, srv config.Server, opts mcprt.Options) *eventsWorld {
 	w := &eventsWorld{t: t, ctx: testCtx(t), clk: newTestClock(), host: &eventsHost{}}
 	opts.Host, opts.Clock, opts.Rand = w.host, w.clk, clock.NewSeededRand(11)
 	opts.Config = &config.File{MCPServers: map[string]config.Server{"ev": srv}}
-	rt, err := Start(w.ctx, opts)
+	rt, err := mcprt.Start(w.ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.rt = rt
 	t.Cleanup(func() { _ = rt.Close() })
 	var ok bool
-	if w.ev, ok = rt.Tool(EventsToolName); !ok {
+	if w.ev, ok = rt.Tool(mcprt.EventsToolName); !ok {
 		t.Fatal("no mcp_events tool")
 	}
-	w.mcp, _ = rt.Tool(MCPToolName)
+	w.mcp, _ = rt.Tool(mcprt.MCPToolName)
 	return w
 }
 

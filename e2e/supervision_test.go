@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 
 // Through the embedding API: a server whose actor crashes six times within
 // 60 s is reported down (status and calls say so, and calls do not connect
-// it) until Runtime.Connect revives it; the other server never notices.
+// it) until mcprt.Runtime.Connect revives it; the other server never notices.
 func TestRuntimeConnectRevivesADownServer(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]config.Server{"frail": selfServer(t, ""), "sturdy": selfServer(t, "")}, true)
@@ -48,7 +48,7 @@ func TestRuntimeConnectRevivesADownServer(t *testing.T) {
 		t.Fatalf("Runtime.Connect: %v", err)
 	}
 	if st := r.status("frail"); st.State != messages.StateConnected {
-		t.Fatalf("after Runtime.Connect: %+v", st)
+		t.Fatalf("after mcprt.Runtime.Connect: %+v", st)
 	}
 	wantOK(t, r.exec(r.ctx, `{"tool":"frail_add","args":{"a":1,"b":1}}`), "2")
 	if st := r.status("sturdy"); st.Restarts != 0 || st.Generation != 1 {

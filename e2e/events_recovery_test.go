@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"fmt"
@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcprt/mcprt"
+
 	"github.com/mcprt/mcprt/eventstream"
-	ts "github.com/mcprt/mcprt/internal/testserver"
+	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -108,7 +110,7 @@ func (w *evRig) handshakes() int {
 // subscription: exactly two wakeups, reconnecting then failed.
 func TestEventsRetryExhaustion(t *testing.T) {
 	t.Parallel()
-	w := newEvRig(t, evSetup{opts: Options{Events: eventstream.Limits{MaxRetries: 2}}})
+	w := newEvRig(t, evSetup{opts: mcprt.Options{Events: eventstream.Limits{MaxRetries: 2}}})
 	start := w.clk.Mark()
 	s := w.subscribe(ts.EventTest, "", "")
 	w.tool(ts.ToolEventsArm, `{"fault":"stall","times":2}`)
@@ -196,7 +198,7 @@ func (w *evRig) waitGone() {
 // one gap notice.
 func TestEventsAckGapFlapping(t *testing.T) {
 	t.Parallel()
-	w := newEvRig(t, evSetup{http: true, opts: Options{Events: eventstream.Limits{MaxRetries: 2}}})
+	w := newEvRig(t, evSetup{http: true, opts: mcprt.Options{Events: eventstream.Limits{MaxRetries: 2}}})
 	s := w.subscribe(ts.EventTest, "", "")
 	w.tool(ts.ToolEventsArm, `{"fault":"gap","phase":"after_active","times":2}`)
 	w.tool(ts.ToolEventsArm, `{"fault":"drop","phase":"after_active","times":2}`)

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
-	"github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testserver"
 )
 
 // startupWait bounds how long a peer may take to start listening.

@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"context"
@@ -10,23 +10,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcprt/mcprt"
+
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/config"
-	"github.com/mcprt/mcprt/internal/testenv"
-	"github.com/mcprt/mcprt/internal/testkit"
-	"github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testkit"
+	"github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/transports"
 )
 
 // The tests of the embedding API run the whole runtime against real MCP
 // servers in separate processes (the test binary re-executed as
-// internal/testserver), with a manual clock for everything the runtime
+// internal/testonly/testserver), with a manual clock for everything the runtime
 // times. Nothing sleeps: tests wait for what the connection port delivers
 // (recDialer), for timers being armed (testClock), or poll state that
 // nothing announces with a deadline.
 
-// Shared helpers (internal/testkit), under this package's names.
+// Shared helpers (internal/testonly/testkit), under this package's names.
 type (
 	signal    = testkit.Signal
 	testClock = testkit.Clock
@@ -176,18 +178,18 @@ func (c *recConn) Close() {
 	c.Conn.Close()
 }
 
-// rig is a running Runtime over real transports, with a manual clock.
+// rig is a running mcprt.Runtime over real transports, with a manual clock.
 type rig struct {
 	t      *testing.T
 	ctx    context.Context
 	clk    *testClock
 	dialer *recDialer // nil when the runtime uses its own dialer
 	real   *transports.Dialer
-	rt     *Runtime
-	mcp    Tool
+	rt     *mcprt.Runtime
+	mcp    mcprt.Tool
 }
 
-// newRig starts a Runtime over servers. With decorate set, the connection
+// newRig starts a mcprt.Runtime over servers. With decorate set, the connection
 // port is a recDialer over a real dialer (whose grace periods run on the
 // wall clock); otherwise the runtime builds its production dialer.
 func newRig(t *testing.T, servers map[string]config.Server, decorate bool) *rig {
@@ -195,7 +197,7 @@ func newRig(t *testing.T, servers map[string]config.Server, decorate bool) *rig 
 	return startRig(t, &config.File{MCPServers: servers}, decorate)
 }
 
-// newRigFile starts a Runtime over a whole in-memory configuration, with a
+// newRigFile starts a mcprt.Runtime over a whole in-memory configuration, with a
 // recDialer.
 func newRigFile(t *testing.T, f *config.File) *rig {
 	t.Helper()
@@ -205,13 +207,13 @@ func newRigFile(t *testing.T, f *config.File) *rig {
 func startRig(t *testing.T, f *config.File, decorate bool) *rig {
 	t.Helper()
 	r := &rig{t: t, ctx: testCtx(t), clk: newTestClock()}
-	opts := Options{Config: f, Clock: r.clk, Rand: clock.NewSeededRand(7)}
+	opts := mcprt.Options{Config: f, Clock: r.clk, Rand: clock.NewSeededRand(7)}
 	if decorate {
 		r.real = &transports.Dialer{Clock: clock.Real{}}
 		r.dialer = newRecDialer(r.real)
 		opts.Dialer = r.dialer
 	}
-	rt, err := Start(r.ctx, opts)
+	rt, err := mcprt.Start(r.ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +221,7 @@ func startRig(t *testing.T, f *config.File, decorate bool) *rig {
 		t.Fatalf("configuration issues: %v", issues)
 	}
 	r.rt = rt
-	tool, ok := rt.Tool(MCPToolName)
+	tool, ok := rt.Tool(mcprt.MCPToolName)
 	if !ok {
 		t.Fatal("no mcp tool")
 	}
@@ -256,18 +258,18 @@ func (r *rig) close() {
 }
 
 // exec runs the mcp tool as a model would.
-func (r *rig) exec(ctx context.Context, args string) Result {
+func (r *rig) exec(ctx context.Context, args string) mcprt.Result {
 	return r.mcp.Execute(ctx, json.RawMessage(args))
 }
 
 // start runs the mcp tool on its own goroutine.
-func (r *rig) start(ctx context.Context, args string) <-chan Result {
-	ch := make(chan Result, 1)
+func (r *rig) start(ctx context.Context, args string) <-chan mcprt.Result {
+	ch := make(chan mcprt.Result, 1)
 	go func() { ch <- r.exec(ctx, args) }()
 	return ch
 }
 
-func (r *rig) recv(ch <-chan Result, what string) Result {
+func (r *rig) recv(ch <-chan mcprt.Result, what string) mcprt.Result {
 	r.t.Helper()
 	select {
 	case res := <-ch:
@@ -275,7 +277,7 @@ func (r *rig) recv(ch <-chan Result, what string) Result {
 	case <-r.ctx.Done():
 		r.t.Fatalf("no result for %s", what)
 	}
-	return Result{}
+	return mcprt.Result{}
 }
 
 func (r *rig) status(server string) messages.ServerStatus {
@@ -295,7 +297,7 @@ func selfServer(t *testing.T, flags string, env ...string) config.Server {
 }
 
 // wantOK fails unless res succeeded with text want.
-func wantOK(t *testing.T, res Result, want string) {
+func wantOK(t *testing.T, res mcprt.Result, want string) {
 	t.Helper()
 	if res.IsError || res.Text != want {
 		t.Fatalf("want %q, got %q (error %v, details %v)", want, res.Text, res.IsError, res.Details)
@@ -304,7 +306,7 @@ func wantOK(t *testing.T, res Result, want string) {
 
 // wantError fails unless res is an error with code whose text is one line
 // that names server (when server is not empty).
-func wantError(t *testing.T, res Result, code, server string) {
+func wantError(t *testing.T, res mcprt.Result, code, server string) {
 	t.Helper()
 	if !res.IsError || res.ErrorCode() != code {
 		t.Fatalf("want error %s, got %q (code %q)", code, res.Text, res.ErrorCode())

@@ -17,7 +17,7 @@ import (
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/eventstream"
-	"github.com/mcprt/mcprt/internal/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/messages"
 )
 

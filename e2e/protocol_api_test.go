@@ -1,14 +1,16 @@
-package mcprt
+package e2e
 
 import (
 	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/mcprt/mcprt"
+
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/extension"
-	"github.com/mcprt/mcprt/internal/testenv"
-	ts "github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -23,11 +25,11 @@ func TestRegisterProtocolRules(t *testing.T) {
 	t.Parallel()
 	r := exampleRig(t)
 	for _, ns := range extension.ReservedNamespaces {
-		if _, err := r.rt.RegisterProtocol(Definition{Namespace: ns, Requests: []string{ns + "/x"}}); !errors.Is(err, extension.ErrInvalidDefinition) {
+		if _, err := r.rt.RegisterProtocol(mcprt.Definition{Namespace: ns, Requests: []string{ns + "/x"}}); !errors.Is(err, extension.ErrInvalidDefinition) {
 			t.Errorf("core namespace %q: %v", ns, err)
 		}
 	}
-	for _, d := range []Definition{
+	for _, d := range []mcprt.Definition{
 		{Namespace: "example", Requests: []string{"other/list"}},
 		{Namespace: "example", Streams: []string{"example"}},
 		{Namespace: "example", Notifications: []string{"example/item"}},
@@ -36,7 +38,7 @@ func TestRegisterProtocolRules(t *testing.T) {
 			t.Errorf("%+v: %v", d, err)
 		}
 	}
-	def := Definition{Namespace: "example", Requests: []string{ts.MethodExampleList}, Notifications: []string{ts.NoteExampleItem}}
+	def := mcprt.Definition{Namespace: "example", Requests: []string{ts.MethodExampleList}, Notifications: []string{ts.NoteExampleItem}}
 	p, err := r.rt.RegisterProtocol(def)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +90,7 @@ func TestDisposeClosesSessionsNotTheConnection(t *testing.T) {
 	f.wait(r.ctx, t, 2)
 	p.Dispose()
 	wantEnd(t, "the stream", waitEnd(r.ctx, t, st.Done(), st.Closed, "the stream"), messages.EndCancelled)
-	for _, s := range []*Session{s1, s2} {
+	for _, s := range []*mcprt.Session{s1, s2} {
 		select {
 		case <-s.Done():
 		default:

@@ -1,8 +1,10 @@
-package mcprt
+package e2e
 
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/mcprt/mcprt"
 
 	"github.com/mcprt/mcprt/config"
 )
@@ -32,16 +34,16 @@ func TestCacheViewAnswersAsTheRuntime(t *testing.T) {
 	}
 	rt0.Close()
 
-	opts := Options{Config: f, AgentDir: dir, HostTools: []string{"direct_add"}}
+	opts := mcprt.Options{Config: f, AgentDir: dir, HostTools: []string{"direct_add"}}
 	viewHost, rtHost := &recordingHost{}, &recordingHost{}
 	opts.Host = viewHost
-	view, err := OpenCacheView(opts)
+	view, err := mcprt.OpenCacheView(opts)
 	if err != nil || view == nil {
 		t.Fatalf("no cache view: %v", err)
 	}
 	opts.Host = rtHost
 	rt, d := startWithCache(t, opts.Config, dir, rtHost, opts.HostTools...)
-	mcp, _ := rt.Tool(MCPToolName)
+	mcp, _ := rt.Tool(mcprt.MCPToolName)
 	ctx := testCtx(t)
 	for _, args := range []string{
 		`{}`, `null`, `{"server":"web"}`, `{"server":"direct"}`, `{"server":"off"}`, `{"server":"nobody"}`,
@@ -90,20 +92,20 @@ func TestCacheViewAnswersAsTheRuntime(t *testing.T) {
 		fresh := f.MCPServers["fresh"]
 		edit(&fresh)
 		g := &config.File{MCPServers: map[string]config.Server{"web": web, "fresh": fresh}}
-		if v, err := OpenCacheView(Options{Config: g, AgentDir: dir}); v != nil || err != nil {
+		if v, err := mcprt.OpenCacheView(mcprt.Options{Config: g, AgentDir: dir}); v != nil || err != nil {
 			t.Errorf("%s: a cache view (%v) although starting connects", name, err)
 		}
 	}
-	bad := Options{ConfigPath: dir + "/missing.json"}
-	_, verr := OpenCacheView(bad)
-	_, serr := Start(ctx, bad)
+	bad := mcprt.Options{ConfigPath: dir + "/missing.json"}
+	_, verr := mcprt.OpenCacheView(bad)
+	_, serr := mcprt.Start(ctx, bad)
 	if verr == nil || serr == nil || verr.Error() != serr.Error() {
-		t.Errorf("configuration error: cache view %v, Start %v", verr, serr)
+		t.Errorf("configuration error: cache view %v, mcprt.Start %v", verr, serr)
 	}
 }
 
-func resultJSON(r Result) string           { return marshal(r) }
-func snapshotJSON(s StatusSnapshot) string { return marshal(s) }
+func resultJSON(r mcprt.Result) string           { return marshal(r) }
+func snapshotJSON(s mcprt.StatusSnapshot) string { return marshal(s) }
 
 func marshal(v any) string {
 	b, err := json.Marshal(v)

@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"context"
@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcprt/mcprt"
+
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/eventstream"
-	"github.com/mcprt/mcprt/internal/testenv"
-	ts "github.com/mcprt/mcprt/internal/testserver"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -31,7 +33,7 @@ type evSetup struct {
 	http      bool
 	handshake string // config protocolVersion: "" (auto), "2025-11-25", "2026-07-28"
 	flags     string // more test server flags
-	opts      Options
+	opts      mcprt.Options
 }
 
 // evRig is an eventsWorld over one test server with its wire logs.
@@ -75,7 +77,7 @@ func (w *evRig) subscribe(name, args, more string) eventstream.Snapshot {
 	return out.Subscription
 }
 
-func (w *evRig) subscribeResult(ctx context.Context, name, args, more string) Result {
+func (w *evRig) subscribeResult(ctx context.Context, name, args, more string) mcprt.Result {
 	if args == "" {
 		args = "{}"
 	}

@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"os"
@@ -7,14 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcprt/mcprt"
+
 	"github.com/mcprt/mcprt/config"
-	"github.com/mcprt/mcprt/internal/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/messages"
 )
 
 // A connect that failed on behalf of a model's call is remembered for 60 s:
 // later model calls get server_backoff with the seconds left instead of a
-// new attempt; an explicit Runtime.Connect still tries; after 60 s a model
+// new attempt; an explicit mcprt.Runtime.Connect still tries; after 60 s a model
 // call tries again; a successful connect forgets the failure. The server's
 // command is a path that exists only once the test creates it.
 func TestFailureMemory(t *testing.T) {
@@ -22,7 +24,7 @@ func TestFailureMemory(t *testing.T) {
 	cmd := filepath.Join(t.TempDir(), "late-server")
 	late := config.Server{Command: cmd, Env: testenv.TestServerEnv("--stdio")}
 	r := newRig(t, map[string]config.Server{"late": late}, true)
-	backoff := func(res Result, secs int) {
+	backoff := func(res mcprt.Result, secs int) {
 		t.Helper()
 		wantError(t, res, "server_backoff", "late")
 		if got, _ := res.Details["retryAfterSeconds"].(int); got != secs {

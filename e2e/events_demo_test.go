@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"context"
@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcprt/mcprt"
+
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/demoserver"
 	"github.com/mcprt/mcprt/eventstream"
-	"github.com/mcprt/mcprt/internal/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -63,7 +65,7 @@ func TestEventsDemoServer(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
 			srv := config.Server{Command: testenv.Self(t), Env: map[string]string{envDemoRoot: root}, ProtocolVersion: hs}
-			w := &evRig{eventsWorld: newEventsWorldWith(t, srv, Options{})}
+			w := &evRig{eventsWorld: newEventsWorldWith(t, srv, mcprt.Options{})}
 
 			cat := w.events(`{"action":"catalog","server":"ev"}`)
 			var names []string
@@ -122,7 +124,7 @@ func TestEventsDemoServerOverHTTP(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
 			url, _ := testenv.StartSelf(t, map[string]string{envDemoHTTP: root})
-			w := &evRig{eventsWorld: newEventsWorldWith(t, config.Server{URL: url, ProtocolVersion: hs}, Options{})}
+			w := &evRig{eventsWorld: newEventsWorldWith(t, config.Server{URL: url, ProtocolVersion: hs}, mcprt.Options{})}
 
 			cat := w.events(`{"action":"catalog","server":"ev"}`)
 			if evs, _ := cat["events"].([]any); len(evs) != 2 {

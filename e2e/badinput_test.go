@@ -1,4 +1,4 @@
-package mcprt
+package e2e
 
 import (
 	"encoding/json"
@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcprt/mcprt"
+
 	"github.com/mcprt/mcprt/config"
-	"github.com/mcprt/mcprt/internal/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
 )
 
 // Each bad input of issue item 13 gets a specific, single-line error that
@@ -26,7 +28,7 @@ func badRig(t *testing.T, bad config.Server) *rig {
 }
 
 // noSecret fails if the sentinel appears in the result or in the status.
-func (r *rig) noSecret(res Result) {
+func (r *rig) noSecret(res mcprt.Result) {
 	r.t.Helper()
 	details, _ := json.Marshal(res.Details)
 	status := r.exec(r.ctx, `{}`)

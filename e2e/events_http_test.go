@@ -1,11 +1,11 @@
-package mcprt
+package e2e
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/mcprt/mcprt/eventstream"
-	ts "github.com/mcprt/mcprt/internal/testserver"
+	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 )
 
