@@ -87,7 +87,7 @@ func newRoot(g *globals) *cobra.Command {
 	f.StringVar(&g.stdio, "stdio", "", `use one ad-hoc stdio server named "adhoc": "CMD ARGS", split with shell quoting`)
 	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log diagnostics to stderr")
-	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g), eventsCmd(g))
+	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g), eventsCmd(g), sessionCmd(g))
 	root.AddCommand(configCommands(g)...)
 	root.AddCommand(proxyCommands(g)...)
 	return root

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// sessionMethod answers one {"id", "method", "params"} line of the sidecar
+// protocol from the embedding API.
+type sessionMethod func(ctx context.Context, rt *mcprt.Runtime, params json.RawMessage) (any, error)
+
+// sessionMethods is the sidecar's typed API (docs/sidecar.md lists each
+// method's params and result).
+var sessionMethods = map[string]sessionMethod{
+	// status is the same snapshot the {"status": ...} lines carry.
+	"status": func(_ context.Context, rt *mcprt.Runtime, _ json.RawMessage) (any, error) {
+		return rt.Status(), nil
+	},
+	"servers": func(_ context.Context, rt *mcprt.Runtime, _ json.RawMessage) (any, error) {
+		return rt.Servers(), nil
+	},
+	"tools": func(_ context.Context, rt *mcprt.Runtime, _ json.RawMessage) (any, error) {
+		return toolDefs(rt.Tools()), nil
+	},
+	"connect": func(ctx context.Context, rt *mcprt.Runtime, params json.RawMessage) (any, error) {
+		var p struct {
+			Server string `json:"server"`
+			Fresh  bool   `json:"fresh"`
+		}
+		if err := decodeParams(params, &p); err != nil {
+			return nil, err
+		}
+		if p.Server == "" {
+			return nil, messages.Errorf(messages.KindInvalidArgs, "", `connect needs params {"server": NAME}`)
+		}
+		info, err := rt.Connect(ctx, p.Server, p.Fresh)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"server": p.Server, "name": info.Name, "version": info.Version}, nil
+	},
+	"prompts": func(_ context.Context, rt *mcprt.Runtime, _ json.RawMessage) (any, error) {
+		out := []map[string]any{}
+		for _, p := range rt.Prompts() {
+			out = append(out, map[string]any{"server": p.Server, "name": p.Name, "description": p.Description, "arguments": p.Arguments})
+		}
+		return out, nil
+	},
+	"getPrompt": func(ctx context.Context, rt *mcprt.Runtime, params json.RawMessage) (any, error) {
+		var p struct {
+			Server    string            `json:"server"`
+			Name      string            `json:"name"`
+			Arguments map[string]string `json:"arguments"`
+		}
+		if err := decodeParams(params, &p); err != nil {
+			return nil, err
+		}
+		res, err := rt.GetPrompt(ctx, p.Server, p.Name, p.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		msgs := make([]map[string]any, 0, len(res.Messages))
+		for _, m := range res.Messages {
+			msgs = append(msgs, map[string]any{"role": m.Role, "text": m.Text})
+		}
+		return map[string]any{"description": res.Description, "messages": msgs, "text": res.Text}, nil
+	},
+}
+
+// decodeParams reads a method's params (absent params are an empty object)
+// and names the field a malformed one fails on.
+func decodeParams(params json.RawMessage, v any) error {
+	if len(params) == 0 || string(params) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return messages.Errorf(messages.KindInvalidArgs, "", "params.%s: expected %s", te.Field, te.Type)
+		}
+		return messages.Errorf(messages.KindInvalidArgs, "", "params: %s", fmt.Sprint(err))
+	}
+	return nil
+}
