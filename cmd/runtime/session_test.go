@@ -53,13 +53,13 @@ func conforms(t *testing.T, sch *jsonschema.Schema, line string) {
 
 // sidecar is a running `runtime session` with pipes on both ends.
 type sidecar struct {
-	t     *testing.T
+	t *testing.T
 	// out and in, when set, check every line read and sent against
 	// docs/sidecar.schema.json.
 	out, inSchema *jsonschema.Schema
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	lines chan string
+	cmd           *exec.Cmd
+	in            io.WriteCloser
+	lines         chan string
 }
 
 func startSidecar(t *testing.T, args ...string) *sidecar {
