@@ -44,6 +44,7 @@ var layers = map[string]layer{
 	"config":                       {[]string{"messages", modHujson, modTOML}, "config is pure: no I/O beyond reading files, no actors, no transports"},
 	"eventstream":                  {[]string{"messages", "clock", "internal/jsonscan", modLRU}, "eventstream is a pure state machine: no I/O, actors or transports"},
 	"supervisor":                   {[]string{"messages", "clock", modBackoff}, "supervisor is a pure state machine: no I/O, actors or transports"},
+	"clientside":                   {nil, "clientside is pure: the client side of MCP's decisions (elicitation forms, answers, sampling checks); standard library only"},
 	"extension":                    {[]string{"messages"}, "extension is pure: the protocol-extension API's decisions, no I/O, actors or transports"},
 	"catalog":                      {[]string{"messages", "config", modJSONSchema, modFlock}, "catalog owns metadata and ranking: no actors, no transports"},
 	"transports":                   {[]string{"messages", "clock", "config", "internal/jsonscan", modMCP}, "transports must not know actors, supervision or protoactor"},
@@ -63,7 +64,7 @@ var layers = map[string]layer{
 }
 
 // pure packages are state machines: no goroutines, channels, locks or contexts.
-var pure = []string{"eventstream", "supervisor", "extension"}
+var pure = []string{"eventstream", "supervisor", "extension", "clientside"}
 
 // goroutineOwners may contain go statements.
 var goroutineOwners = []string{"transports", "actors", "cmd/runtime", "demoserver", "internal/testonly/testserver", "internal/testonly/testenv", "internal/mcpline", "simtests"}
