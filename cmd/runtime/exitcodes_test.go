@@ -33,6 +33,7 @@ var badInput = map[string][][]string{
 	"runtime describe":         {{"describe"}},
 	"runtime instructions":     {{"instructions"}},
 	"runtime prompts":          {{"prompts", "extra"}},
+	"runtime session":          {{"session", "extra"}, {"session", "--url", "notaurl"}},
 	"runtime prompt":           {{"prompt", "s"}, {"prompt", "s", "n", "novalue", "--url", "http://127.0.0.1:1/mcp"}},
 }
 
