@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,12 +46,14 @@ type conn struct {
 	ctx    context.Context // the connection's lifetime
 	cancel context.CancelFunc
 
-	kind messages.TransportKind
-	tr   transport.Interface
-	lc   *lineConn         // stdio and socket
-	proc *process          // stdio
-	sock net.Conn          // socket
-	http *limitedTransport // Streamable HTTP and SSE
+	kind   messages.TransportKind
+	tr     transport.Interface
+	lc     *lineConn         // stdio and socket
+	proc   *process          // stdio
+	sock   net.Conn          // socket
+	http   *limitedTransport // Streamable HTTP and SSE
+	client *http.Client      // Streamable HTTP and SSE, over http
+	sreq   *serverRequests   // the server's requests to the client
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
@@ -96,7 +99,7 @@ var _ messages.Conn = (*conn)(nil)
 func newConn(d *Dialer, req messages.DialRequest, sink messages.Sink, dialCtx context.Context) *conn {
 	ctx, cancel := context.WithCancel(dialCtx)
 	field := map[messages.TransportKind]string{messages.TransportStdio: "command", messages.TransportHTTP: "url", messages.TransportSocket: "socket"}[req.Endpoint.Kind()]
-	return &conn{
+	c := &conn{
 		connInfo: connInfo{server: req.Server, field: field, secrets: secretsOf(req.Endpoint)},
 		d:        d, gen: req.Gen, sink: sink, endpoint: req.Endpoint,
 		ids:    &idSource{prefix: req.IDPrefix},
@@ -105,6 +108,35 @@ func newConn(d *Dialer, req messages.DialRequest, sink messages.Sink, dialCtx co
 		ctx:    ctx, cancel: cancel,
 		ops: make(map[messages.OpID]*opState), work: make(chan func()),
 	}
+	c.sess.caps = d.Capabilities
+	c.sreq = &serverRequests{server: req.Server, gen: req.Gen, handler: d.ServerRequests, ctx: ctx, spawn: c.spawnOp, answer: c.answerServer}
+	return c
+}
+
+// spawnOp runs f on a goroutine counted with the connection's operations
+// (ConnClosed waits for it); false when the connection is closing.
+func (c *conn) spawnOp(f func()) bool {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return false
+	}
+	c.opsWG.Add(1)
+	c.mu.Unlock()
+	c.d.spawn(func() {
+		defer c.opsWG.Done()
+		f()
+	})
+	return true
+}
+
+// answerServer sends the response to a server's request the transport's
+// way: a line on stdio and sockets, a POST on HTTP.
+func (c *conn) answerServer(ctx context.Context, frame []byte) error {
+	if c.lc != nil {
+		return c.lc.writeFrame(frame)
+	}
+	return c.postAnswer(ctx, frame)
 }
 
 // Send starts one request on a worker goroutine of the connection.

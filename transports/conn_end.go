@@ -68,6 +68,9 @@ const maxEarly = 256
 // onNotification forwards a server notification to the sink, holding it
 // back until the DialResult has been delivered.
 func (c *conn) onNotification(method string, params json.RawMessage) {
+	if method == "notifications/cancelled" && c.sreq.cancelled(params) {
+		return // the server withdrew a request of its own
+	}
 	if c.router.claim(method, params) {
 		return // a stream's frame (or a late one): not for normal handling
 	}

@@ -34,6 +34,13 @@ type Dialer struct {
 	Stderr func(server, line string)
 	// Logger receives transport-library diagnostics; nil discards them.
 	Logger *slog.Logger
+	// ServerRequests answers requests servers send to the client
+	// (elicitation, sampling, roots); nil answers every method but ping
+	// with -32601.
+	ServerRequests messages.ServerRequestHandler
+	// Capabilities is the client capabilities object sent in every
+	// handshake (and, on 2026-07-28, with every request); nil sends {}.
+	Capabilities json.RawMessage
 
 	wg sync.WaitGroup
 }
@@ -165,6 +172,9 @@ func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messag
 		return nil, messages.ServerInfo{}, e
 	}
 	info.Transport = c.kind
+	if c.kind == messages.TransportHTTP && !c.sess.modern {
+		c.startGETStream(ctx)
+	}
 	return c, info, nil
 }
 
@@ -201,6 +211,7 @@ func (c *conn) openStdio() error {
 	c.proc = p
 	c.kind = messages.TransportStdio
 	c.lc = newLineConn(p.stdout, p.stdin, c.onNotification, c.onReadEnd)
+	c.lc.onServerRequest = c.sreq.serve
 	c.tr = c.lc
 	return nil
 }
@@ -214,6 +225,7 @@ func (c *conn) openSocket(ctx context.Context) error {
 	c.sock = nc
 	c.kind = messages.TransportSocket
 	c.lc = newLineConn(nc, nc.(*net.UnixConn), c.onNotification, c.onReadEnd)
+	c.lc.onServerRequest = c.sreq.serve
 	c.tr = c.lc
 	return nil
 }
@@ -223,8 +235,9 @@ func (c *conn) openHTTP(legacySSE bool) error {
 	// Concurrent calls each hold one keep-alive connection; keeping only
 	// the default 2 idle would make every burst dial anew.
 	base.MaxIdleConnsPerHost = maxIdlePerHost
-	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router}
+	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, serverRequest: c.sreq.serve}
 	client := &http.Client{Transport: c.http}
+	c.client = client
 	headers := c.endpoint.Headers
 	if legacySSE {
 		sse, err := transport.NewSSE(c.endpoint.URL,

@@ -28,6 +28,11 @@ type limitedTransport struct {
 	// streams as it is read, so frames after it are late (the legacy GET
 	// stream carries responses and notifications in one order).
 	router *router
+	// serverRequest, when set, receives every server-to-client request
+	// read from an SSE body (a response stream, the standalone GET stream,
+	// the legacy GET stream), which is removed from what mcp-go reads: the
+	// runtime answers it, with no ceiling on how long a person takes.
+	serverRequest func(id json.RawMessage, method string, params json.RawMessage)
 }
 
 func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {

@@ -33,6 +33,10 @@ type lineConn struct {
 	// onEnd is called once, from the reader goroutine, when reading stops;
 	// err is nil after Close.
 	onEnd func(err error)
+	// onServerRequest, when set, receives every server-to-client request
+	// with its raw id, instead of mcp-go's request handler; it must not
+	// block.
+	onServerRequest func(id json.RawMessage, method string, params json.RawMessage)
 
 	wmu sync.Mutex // serialises frame writes
 
@@ -151,6 +155,8 @@ func (c *lineConn) handleLine(line []byte) error {
 		if c.rawNote != nil {
 			c.rawNote(f.Method, f.Params)
 		}
+	case f.Method != "" && c.onServerRequest != nil:
+		c.onServerRequest(f.ID, f.Method, f.Params)
 	case f.Method != "":
 		var id mcp.RequestId
 		if err := id.UnmarshalJSON(f.ID); err != nil {

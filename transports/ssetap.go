@@ -125,14 +125,46 @@ var (
 	cancelledMethod = []byte("notifications/cancelled")
 )
 
-// claimed reports whether the event is a notification the router took.
+// claimed reports whether the event is a notification the router took, or
+// a server-to-client request handed to serverRequest.
 func (s *sseTap) claimed(ev []byte) bool {
 	claim, rt := s.owner.claim, s.owner.router
 	note := bytes.Contains(ev, subscriptionKey) || bytes.Contains(ev, cancelledMethod)
 	response := !note && rt != nil && bytes.Contains(ev, []byte(rt.prefix))
-	if claim == nil || (!note && !response) {
+	request := s.owner.serverRequest != nil && bytes.Contains(ev, methodKey) && bytes.Contains(ev, idKey)
+	if (claim == nil || (!note && !response)) && !request {
 		return false
 	}
+	data := eventData(ev)
+	f, err := decodeFrame(data)
+	if err != nil {
+		return false
+	}
+	hasID := len(f.ID) > 0 && string(f.ID) != "null"
+	if f.Method != "" && hasID {
+		if s.owner.serverRequest == nil {
+			return false
+		}
+		s.owner.serverRequest(f.ID, f.Method, f.Params)
+		return true
+	}
+	if f.Method == "" && rt != nil && hasID {
+		rt.responded(f.ID) // a response: mcp-go still reads it
+		return false
+	}
+	if f.Method == "" || hasID || claim == nil {
+		return false
+	}
+	return claim(f.Method, f.Params)
+}
+
+var (
+	methodKey = []byte(`"method"`)
+	idKey     = []byte(`"id"`)
+)
+
+// eventData joins an event's data lines.
+func eventData(ev []byte) []byte {
 	var data []byte
 	for _, line := range bytes.Split(ev, []byte("\n")) {
 		line = bytes.TrimSuffix(line, []byte("\r"))
@@ -143,16 +175,5 @@ func (s *sseTap) claimed(ev []byte) bool {
 			data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
 		}
 	}
-	f, err := decodeFrame(data)
-	if err != nil {
-		return false
-	}
-	if f.Method == "" && rt != nil && len(f.ID) > 0 {
-		rt.responded(f.ID) // a response: mcp-go still reads it
-		return false
-	}
-	if f.Method == "" || (len(f.ID) > 0 && string(f.ID) != "null") {
-		return false
-	}
-	return claim(f.Method, f.Params)
+	return data
 }
