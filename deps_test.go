@@ -50,7 +50,7 @@ var layers = map[string]layer{
 	"transports":                   {[]string{"messages", "clock", "config", "internal/jsonscan", modMCP}, "transports must not know actors, supervision or protoactor"},
 	"actors":                       {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", modProtoactor, modBackoff, modLRU}, "actors may use every lower layer, never tools, the root package, cmd or demoserver"},
 	"tools":                        {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config"}, "tools talk to actors through typed messages; never to transports or protoactor"},
-	"":                             {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", "actors", "tools", modProtoactor}, "the root package is the embedding API over everything below it"},
+	"": {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "clientside", "catalog", "transports", "actors", "tools", modProtoactor}, "the root package is the embedding API over everything below it"},
 	"demoserver":                   {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP, modFsnotify}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
 	"cmd/runtime":                  {[]string{"", "demoserver", "messages", "clock", "config", modCobra, modShlex}, "cmd/runtime is wiring only"},
 	"internal/testonly/testserver": {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},

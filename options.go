@@ -26,6 +26,10 @@ type Host interface {
 type Options struct {
 	// Host receives deliveries and notices; nil drops them.
 	Host Host
+	// Client holds the host's answers to what servers ask of the client
+	// (elicitation, sampling, roots) and its progress hook; zero hooks
+	// advertise no capability (see ClientHooks).
+	Client ClientHooks
 	// Events tunes the events companion's timers and budgets, and
 	// EventBatch its wakeup batchers; zero fields take the defaults
 	// (activation 15 s, watchdog 65 s, retries 1-16 s, 500 ms batches).

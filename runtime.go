@@ -51,6 +51,7 @@ type Runtime struct {
 	ready     atomic.Bool // set once mcp exists; the change hook waits for it
 
 	host   *hostCalls
+	client *clientSide
 	events Tool // mcp_events
 
 	closeOnce sync.Once
@@ -73,6 +74,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		logger = defaultLogger()
 	}
 	rt := &Runtime{issues: eff.Issues, logger: logger, host: &hostCalls{host: opts.Host}}
+	rt.client = newClientSide(rt, opts.Client)
 	for _, is := range eff.Issues {
 		rt.host.notify(ctx, messages.Notice{Level: messages.NoticeWarning, Server: is.Server, Text: is.String()})
 	}
@@ -86,7 +88,8 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 			Stderr: func(server, line string) {
 				logger.Info("server stderr", "server", server, "line", line)
 				rt.host.notify(context.Background(), messages.Notice{Level: messages.NoticeInfo, Server: server, Text: "stderr: " + line})
-			}}
+			},
+			ServerRequests: rt.client.serve, Capabilities: rt.client.capabilities()}
 		dialer = rt.dialer
 	}
 	name, version := opts.ClientName, opts.ClientVersion
@@ -98,9 +101,10 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	sys, err := actors.Start(actors.Config{
 		Servers: servers, Clock: opts.Clock, Rand: opts.Rand, Dispatcher: opts.Dispatcher, Dialer: dialer,
 		Logger: logger, ClientName: name, ClientVersion: version, CachePath: cache, OnChange: rt.changed,
-		Deliver: func(m messages.HostMessage) { rt.host.deliver(context.Background(), m) },
-		Notify:  func(n messages.Notice) { rt.host.notify(context.Background(), n) },
-		Events:  opts.Events, EventBatch: opts.EventBatch,
+		Deliver:    func(m messages.HostMessage) { rt.host.deliver(context.Background(), m) },
+		Notify:     func(n messages.Notice) { rt.host.notify(context.Background(), n) },
+		ClientNote: rt.client.note,
+		Events:     opts.Events, EventBatch: opts.EventBatch,
 	})
 	if err != nil {
 		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}

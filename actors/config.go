@@ -103,6 +103,11 @@ type Config struct {
 	// nil drops them.
 	Deliver func(messages.HostMessage)
 	Notify  func(messages.Notice)
+	// ClientNote receives the server notifications meant for the host
+	// (progress, log messages, the end of a URL-mode elicitation), in
+	// each server's order; called from actors, it must not block; nil
+	// drops them.
+	ClientNote func(messages.ClientNote)
 	// Events tunes the events companion's timers and budgets (zero fields
 	// take the defaults of events-protocol.md).
 	Events eventstream.Limits

@@ -23,6 +23,7 @@ type env struct {
 	cache      *cacheWriter // nil without a cache file
 
 	clientName, clientVersion string
+	clientNote                func(messages.ClientNote)
 }
 
 // props builds the Props of every actor the runtime spawns, so that all of

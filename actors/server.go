@@ -30,6 +30,7 @@ type serverActor struct {
 	startup     clock.Timer
 	timers      map[supervisor.TimerKind]clock.Timer
 	deadlines   deadlines
+	waits       userWaits // requests waiting for a person: deadlines stand still
 	info        messages.ServerInfo
 	waiters     []*waiter
 	ops         map[messages.OpID]*op
@@ -125,6 +126,12 @@ func (s *serverActor) dispatch(c actor.Context, msg any) {
 		s.opDone(m)
 	case messages.ConnNotification:
 		s.notification(m)
+	case messages.UserWait:
+		s.userWait(m)
+	case messages.ClientNotify:
+		if c := s.conns[s.life.Gen()]; c != nil {
+			c.Notify(m.Method, m.Params)
+		}
 	case messages.ConnClosed:
 		s.connClosed(m)
 	case messages.LateFrame:
@@ -327,6 +334,8 @@ func (s *serverActor) notification(m messages.ConnNotification) {
 		if m.Gen == s.life.Gen() {
 			s.catalogChanged(m.Gen)
 		}
+	case "notifications/progress", "notifications/message", "notifications/elicitation/complete":
+		s.clientNote(m)
 	}
 }
 

@@ -76,3 +76,11 @@ type UserWait struct {
 	Server string
 	Delta  int
 }
+
+// ClientNotify asks a server actor to send a notification of the client's
+// (notifications/roots/list_changed) on its live connection; without one
+// it is dropped (the server learns the state when it next connects).
+type ClientNotify struct {
+	Method string
+	Params json.RawMessage
+}

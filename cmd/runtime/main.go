@@ -34,6 +34,7 @@ func failed(msg string) error { return &exitError{code: 1, msg: msg} }
 
 // globals are the flags every command takes.
 type globals struct {
+	client  clientFlags
 	config  string
 	url     string
 	stdio   string
@@ -94,6 +95,7 @@ func newRoot(g *globals) *cobra.Command {
 	f.StringVar(&g.stdio, "stdio", "", `use one ad-hoc stdio server named "adhoc": "CMD ARGS", split with shell quoting`)
 	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log diagnostics to stderr")
+	g.client.register(root)
 	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g), eventsCmd(g), sessionCmd(g))
 	root.AddCommand(configCommands(g)...)
 	root.AddCommand(proxyCommands(g)...)
@@ -113,6 +115,11 @@ func checkURL(raw string) error {
 // options builds the runtime's Options from the flags.
 func (g *globals) options() (mcprt.Options, error) {
 	var o mcprt.Options
+	hooks, err := g.clientHooks()
+	if err != nil {
+		return o, err
+	}
+	o.Client = hooks
 	if g.verbose {
 		o.Logger = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

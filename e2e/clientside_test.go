@@ -1,0 +1,127 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+)
+
+// hostHooks records what servers asked the host.
+type hostHooks struct {
+	mu      sync.Mutex
+	forms   []mcprt.ElicitForm
+	urls    []mcprt.ElicitURL
+	samples []mcprt.SamplingRequest
+}
+
+func (h *hostHooks) client(root string) mcprt.ClientHooks {
+	return mcprt.ClientHooks{
+		Elicit: func(_ context.Context, q mcprt.ElicitForm) (mcprt.ElicitAnswer, error) {
+			h.mu.Lock()
+			h.forms = append(h.forms, q)
+			h.mu.Unlock()
+			// Only some fields: the rest take their defaults or stay out.
+			return mcprt.ElicitAnswer{Action: mcprt.ElicitAccept, Content: map[string]any{"name": "Ada Lovelace", "check": true, "email": "ada@example.com"}}, nil
+		},
+		ElicitURL: func(_ context.Context, q mcprt.ElicitURL) (mcprt.ElicitAnswer, error) {
+			h.mu.Lock()
+			h.urls = append(h.urls, q)
+			h.mu.Unlock()
+			return mcprt.ElicitAnswer{Action: mcprt.ElicitDecline}, nil
+		},
+		Sample: func(_ context.Context, q mcprt.SamplingRequest) (mcprt.SamplingResult, error) {
+			h.mu.Lock()
+			h.samples = append(h.samples, q)
+			h.mu.Unlock()
+			return mcprt.SamplingResult{Text: "the host's model says hi", Model: "test-model"}, nil
+		},
+		Roots: []mcprt.Root{{URI: root, Name: "project"}},
+	}
+}
+
+// server-everything registers its elicitation, sampling and roots tools
+// only for a client that declares those capabilities; each one's request
+// reaches the host's hook, and the host's answer reaches the tool's result.
+func TestClientSideWithEverything(t *testing.T) {
+	js := testenv.EverythingJS(t)
+	servers := map[string]config.Server{
+		"stdio": {Command: testenv.Node(t), Args: []string{js, "stdio"}},
+		"http":  {URL: testenv.StartEverything(t, "streamableHttp") + "/mcp"},
+	}
+	for name, srv := range servers {
+		t.Run(name, func(t *testing.T) {
+			h := &hostHooks{}
+			rt, err := mcprt.Start(testCtx(t), mcprt.Options{
+				Config: &config.File{MCPServers: map[string]config.Server{"every": srv}}, AgentDir: t.TempDir(),
+				Client: h.client("file:///work/project"),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			mcp, _ := rt.Tool(mcprt.MCPToolName)
+			call := func(tool, args string) mcprt.Result {
+				t.Helper()
+				return mcp.Execute(testCtx(t), json.RawMessage(`{"tool":"`+tool+`","args":`+args+`}`))
+			}
+
+			res := call("trigger-elicitation-request", `{}`)
+			if res.IsError || !strings.Contains(res.Text, "Ada Lovelace") || !strings.Contains(res.Text, "It was a dark and stormy night.") {
+				t.Errorf("elicitation result (want the host's name and the schema's default first line): %s", res.Text)
+			}
+			if len(h.forms) != 1 || h.forms[0].Server != "every" || len(h.forms[0].Form.Fields) < 5 {
+				t.Errorf("the host was asked %+v", h.forms)
+			}
+
+			res = call("trigger-sampling-request", `{"prompt":"say hi","maxTokens":50}`)
+			if res.IsError || !strings.Contains(res.Text, "the host's model says hi") {
+				t.Errorf("sampling result: %s", res.Text)
+			}
+			if len(h.samples) != 1 || !strings.Contains(h.samples[0].Messages[0].Text, "say hi") || h.samples[0].MaxTokens != 50 {
+				t.Errorf("the host's model was asked %+v", h.samples)
+			}
+
+			res = call("get-roots-list", `{}`)
+			if res.IsError || !strings.Contains(res.Text, "file:///work/project") {
+				t.Errorf("roots: %s", res.Text)
+			}
+
+			res = call("trigger-url-elicitation", `{"url":"https://auth.example.com/consent?x=1"}`)
+			if len(h.urls) != 1 || h.urls[0].Host != "auth.example.com" || h.urls[0].URL != "https://auth.example.com/consent?x=1" {
+				t.Errorf("URL elicitation reached the host as %+v (result %s)", h.urls, res.Text)
+			}
+		})
+	}
+}
+
+// Without hooks the runtime declares no capability, so a server that
+// checks (as server-everything does) offers none of those tools.
+func TestNoHooksNoCapabilities(t *testing.T) {
+	js := testenv.EverythingJS(t)
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{
+		Config: &config.File{MCPServers: map[string]config.Server{"every": {Command: testenv.Node(t), Args: []string{js, "stdio"}}}}, AgentDir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	if _, err := rt.Connect(testCtx(t), "every", false); err != nil {
+		t.Fatal(err)
+	}
+	mcp, _ := rt.Tool(mcprt.MCPToolName)
+	res := mcp.Execute(testCtx(t), json.RawMessage(`{"server":"every"}`))
+	for _, tool := range []string{"trigger-elicitation-request", "trigger-sampling-request", "get-roots-list"} {
+		if strings.Contains(res.Text, "- "+tool+" - ") {
+			t.Errorf("%s is offered to a client without the capability:\n%s", tool, res.Text)
+		}
+	}
+	if !strings.Contains(res.Text, "echo") {
+		t.Errorf("the listing lacks echo:\n%s", res.Text)
+	}
+}
