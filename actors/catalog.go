@@ -133,6 +133,17 @@ func (c *Catalog) setFailed(server string, err *messages.Error) {
 	})
 }
 
+// setListError records a listing that failed on a live connection for a
+// reason that says nothing against the metadata already known (the catalog
+// deadline, a pagination error, an error answer): the entry is kept, with
+// err as the reason the latest listing failed.
+func (c *Catalog) setListError(server string, err *messages.Error) {
+	c.update(server, func(old ServerCatalog) ServerCatalog {
+		old.Err = err
+		return old
+	})
+}
+
 // markStale records that a server's lists changed.
 func (c *Catalog) markStale(server string) {
 	c.update(server, func(old ServerCatalog) ServerCatalog {

@@ -39,8 +39,10 @@ type serverActor struct {
 	refresh     *refreshRun     // the catalog listing in progress, if any
 	moving      []refreshWaiter // callers of a listing being moved to a new connection
 	movingMoves int
-	catGen      uint64    // the connection generation the catalog was last listed on
-	catStale    bool      // a list changed since
+	catGen      uint64          // the connection generation the catalog was last listed on
+	catStale    bool            // a list changed since
+	catErr      *messages.Error // why the last tools listing failed on catErrGen (nil: it did not)
+	catErrGen   uint64
 	published   statusKey // what was last published to the status board
 	restarts    int
 	closed      bool

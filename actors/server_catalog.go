@@ -169,6 +169,9 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 			return
 		}
 		if step.method == "tools/list" || lr.Err.Kind != messages.KindRPC {
+			if step.method == "tools/list" {
+				s.listingFailed(r, lr.Err, false)
+			}
 			s.completeRefresh(r, lr.Err)
 			return
 		}
@@ -180,7 +183,7 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 	case "tools/list":
 		if err := catalog.CheckList(what, lr.Items); err != nil {
 			e := messages.Errorf(messages.KindProtocol, s.cfg.Name, "%s", err)
-			s.env.catalog.setFailed(s.cfg.Name, e)
+			s.listingFailed(r, e, true)
 			s.completeRefresh(r, e)
 			return
 		}
@@ -204,6 +207,32 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 		}
 	}
 	s.nextStep(r, resources)
+}
+
+// listingFailed records a tools/list that failed on a live connection
+// (a catalog limit, the catalog deadline, a cursor loop, an error answer):
+// the server shows as degraded with err while that connection lasts, and
+// a call naming a tool the catalog does not hold gets err instead of
+// tool_not_found. withdraw (the listing broke a catalog limit: its
+// metadata is unusable) also withdraws the server's tools; otherwise the
+// tools known from an earlier listing or the cache stay callable. A
+// listing cut short by the connection's end or the runtime's shutdown
+// records nothing: the next connection lists again.
+func (s *serverActor) listingFailed(r *refreshRun, err *messages.Error, withdraw bool) {
+	switch err.Kind {
+	case messages.KindDisconnected, messages.KindShutdown, messages.KindAborted:
+		return
+	}
+	if s.closed || !s.life.Connected(r.gen) {
+		return
+	}
+	s.catErr, s.catErrGen = err, r.gen
+	if withdraw {
+		s.tools = 0
+		s.env.catalog.setFailed(s.cfg.Name, err)
+		return
+	}
+	s.env.catalog.setListError(s.cfg.Name, err)
 }
 
 // moveRefresh lists again on a new connection, for the same callers, when
@@ -270,6 +299,7 @@ func (s *serverActor) completeRefresh(r *refreshRun, err *messages.Error) {
 	}
 	if err == nil {
 		now := s.now()
+		s.catErr, s.catErrGen = nil, 0
 		s.catGen = r.gen
 		s.tools = len(r.entry.Tools)
 		s.env.catalog.setLive(s.cfg.Name, r.entry, r.notes, now)

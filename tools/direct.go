@@ -163,6 +163,9 @@ func (m *MCP) directTool(c catalog.Candidate, e *entry, schema json.RawMessage) 
 				return m.invoke(ctx, cur, args)
 			}
 		}
+		if err := v.snap.Server(server).Err; err != nil {
+			return failure(err) // the server's tools listing failed
+		}
 		return failure(messages.Errorf(messages.KindToolNotFound, server, "tool %s is no longer offered by the server", quote(tool)))
 	}}
 }

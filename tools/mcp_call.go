@@ -74,7 +74,7 @@ func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error
 	var pending []string
 	_, snap := m.src.catalog()
 	for _, s := range m.cfg.order {
-		if c := snap.Server(s); !m.cfg.byName[s].Disabled && (!c.Known() || c.Stale) {
+		if c := snap.Server(s); !m.cfg.byName[s].Disabled && (!c.Known() || c.Stale || c.Err != nil) {
 			pending = append(pending, s)
 		}
 	}
@@ -84,6 +84,9 @@ func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error
 	}
 	if len(m.cfg.order) == 1 && failures[m.cfg.order[0]] != nil {
 		return nil, failures[m.cfg.order[0]]
+	}
+	if err := m.listingFailure(failures); err != nil {
+		return nil, err
 	}
 	msg := "no configured server offers a tool named " + quote(name)
 	if sugg := m.suggest(name, 5); len(sugg) > 0 {
@@ -124,6 +127,32 @@ func (m *MCP) match(ctx context.Context, name string, mayList bool) (*entry, *me
 		quote(name), strings.Join(where, ", "), quote(v.entries[found[0]].Server+"_"+v.entries[found[0]].Name)), true
 }
 
+// listingFailure returns the error of the one enabled server whose tools
+// listing failed, when exactly one did: a name no listed server offers may
+// be one of its tools, so the call gets that error rather than
+// tool_not_found. The reason is the latest: this lookup's own listing
+// failure when it listed the server again (which may be the runtime's
+// shutdown), else the catalog's. With several such servers the name cannot
+// be placed.
+func (m *MCP) listingFailure(failures map[string]*messages.Error) *messages.Error {
+	_, snap := m.src.catalog()
+	var found *messages.Error
+	for _, s := range m.cfg.order {
+		err := snap.Server(s).Err
+		if err == nil || m.cfg.byName[s].Disabled {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = err
+		if f := failures[s]; f != nil {
+			found = f
+		}
+	}
+	return found
+}
+
 // serverSeparators may stand between a server's name and a tool's.
 var serverSeparators = []string{"__", "_", "-", "."}
 
@@ -140,7 +169,7 @@ func (m *MCP) byPrefix(ctx context.Context, v *view, name string, mayList bool) 
 			if m.cfg.byName[s].Disabled {
 				return nil, messages.Errorf(messages.KindServerDisabled, s, "server is disabled in the configuration"), true
 			}
-			if c := v.snap.Server(s); mayList && (!c.Known() || c.Stale) {
+			if c := v.snap.Server(s); mayList && (!c.Known() || c.Stale || c.Err != nil) {
 				if err := m.refreshMany(ctx, []string{s})[s]; err != nil {
 					return nil, err, true
 				}
@@ -150,6 +179,9 @@ func (m *MCP) byPrefix(ctx context.Context, v *view, name string, mayList bool) 
 				if e := &v.entries[i]; e.Name == rest || normalize(e.Name) == normalize(rest) {
 					return e, nil, true
 				}
+			}
+			if err := v.snap.Server(s).Err; err != nil {
+				return nil, err, true // its tools are unknown: the listing's error, not tool_not_found
 			}
 		}
 	}

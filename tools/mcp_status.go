@@ -25,9 +25,10 @@ type StatusSnapshot struct {
 // ServerStatus is one server in a StatusSnapshot.
 type ServerStatus struct {
 	Name string `json:"name"`
-	// Status is connected, connecting, cached (not connected, metadata from
-	// the cache or an earlier connection), failed, needs-auth,
-	// not-connected or disabled.
+	// Status is connected, degraded (connected, but its tools listing
+	// failed: LastError says why), connecting, cached (not connected,
+	// metadata from the cache or an earlier connection), failed,
+	// needs-auth, not-connected or disabled.
 	Status string `json:"status"`
 	// ToolCount is the number of tools the server exposes (after
 	// includeTools/excludeTools, resource tools included); 0 when unknown.
@@ -38,7 +39,8 @@ type ServerStatus struct {
 	// only while that failure is remembered.
 	FailedAgoSeconds *int `json:"failedAgoSeconds,omitempty"`
 	Disabled         bool `json:"disabled"`
-	// LastError is the sanitized reason of a failure (failed, needs-auth).
+	// LastError is the sanitized reason of a failure (failed, needs-auth,
+	// degraded).
 	LastError string `json:"lastError,omitempty"`
 }
 
@@ -64,6 +66,10 @@ func (m *MCP) Snapshot() StatusSnapshot {
 		case s.State == messages.StateDisabled:
 			row.Status, row.Disabled, row.ToolCount, row.ResourceCount = "disabled", true, 0, nil
 			out.DisabledCount++
+		case s.State == messages.StateConnected && s.CatalogError != nil:
+			// Connected, but its tools could not be listed: not counted
+			// as connected, and the reason is shown.
+			row.Status, row.LastError = "degraded", s.CatalogError.Message
 		case s.State == messages.StateConnected:
 			row.Status = "connected"
 			out.ConnectedCount++
@@ -101,6 +107,8 @@ func statusRow(s ServerStatus) string {
 	switch s.Status {
 	case "connected":
 		return fmt.Sprintf("✓ %s (%d tools)", s.Name, s.ToolCount)
+	case "degraded":
+		return fmt.Sprintf("⚠ %s (degraded: tools listing failed: %s)", s.Name, oneLine(s.LastError))
 	case "connecting":
 		return fmt.Sprintf("… %s (connecting)", s.Name)
 	case "cached":

@@ -19,6 +19,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testserver.MainIfRequested()
+	hostileMainIfRequested()
 	os.Exit(m.Run())
 }
 

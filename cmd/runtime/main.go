@@ -51,7 +51,15 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, interrupted, stop := interruptible()
 	defer stop()
-	g := &globals{stdout: stdout, stderr: stderr}
+	// Human output is escaped for the terminal (termescape.go); stdout is
+	// exact under --json.
+	g := &globals{}
+	out := &termWriter{w: stdout, raw: func() bool { return g.json }}
+	errOut := &termWriter{w: stderr}
+	defer out.flush()
+	defer errOut.flush()
+	stdout, stderr = out, errOut
+	g.stdout, g.stderr = stdout, stderr
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetOut(stdout)
