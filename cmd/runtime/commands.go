@@ -85,7 +85,11 @@ func statusCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use: "status", Short: "show every configured server's status (connects nothing)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return g.proxyMode(cmd, func([]string) json.RawMessage { return json.RawMessage(`{}`) })
+			if err := g.proxyMode(cmd, func([]string) json.RawMessage { return json.RawMessage(`{}`) }); err != nil {
+				return err
+			}
+			g.noServersHint()
+			return nil
 		},
 	}
 }

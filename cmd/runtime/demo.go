@@ -117,10 +117,22 @@ func demoCmd(g *globals) *cobra.Command {
 				return err
 			}
 			say("\nDone in %s. Closing the runtime stops the server and reaps its process.", time.Since(start).Round(time.Millisecond))
+			say("%s", ownServers)
 			return nil
 		},
 	}
 }
+
+// ownServers ends the demo: how to do the same with one's own servers.
+const ownServers = `
+Now with your own servers:
+  runtime config detect           # the MCP servers Claude Code, Cursor, VS Code, Codex... already have
+  runtime config detect --write   # use them here (adds those hosts to your imports; writes nothing else)
+  runtime status                  # every server, nothing started yet
+  runtime list SERVER             # a server's tools
+  runtime call TOOL '{"arg": 1}'  # call one
+Or write a .mcp.json in your project: {"mcpServers": {"NAME": {"command": "npx", "args": ["-y", "PACKAGE"]}}}.
+docs/config.md has every file and field.`
 
 func indent(s string) string {
 	out := ""

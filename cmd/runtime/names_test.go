@@ -33,3 +33,27 @@ func TestRealServerNames(t *testing.T) {
 }
 
 func jsonString(s string) string { return compact(s) }
+
+// `runtime status` with nothing configured points at what would configure
+// something: other hosts' files when there are some, else a .mcp.json.
+func TestStatusWithNothingConfiguredPointsAtConfigDetect(t *testing.T) {
+	t.Parallel()
+	o := runCLI(t, nil, "status")
+	if o.code != 0 || !strings.Contains(o.stdout, "no servers configured") || !strings.Contains(o.stdout, "write a .mcp.json") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".cursor"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".cursor", "mcp.json"), []byte(`{"mcpServers":{"GitHub":{"command":"x"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o = runCLI(t, []string{"HOME=" + home}, "status")
+	if o.code != 0 || !strings.Contains(o.stdout, "(cursor)") || !strings.Contains(o.stdout, "runtime config detect --write") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	if o = runCLI(t, []string{"HOME=" + home}, "status", "--json"); strings.Contains(o.stdout, "config detect") {
+		t.Fatalf("--json output is not only JSON: %q", o.stdout)
+	}
+}
