@@ -30,8 +30,7 @@ func (g *globals) runTool(cmd *cobra.Command, rt *mcprt.Runtime, name string, ar
 // failed result's text goes to stderr as the error line instead.
 func (g *globals) print(r mcprt.Result) {
 	if g.json {
-		b, _ := json.MarshalIndent(r, "", "  ")
-		fmt.Fprintln(g.stdout, string(b))
+		_ = g.printJSON(r)
 		return
 	}
 	if !r.IsError {
