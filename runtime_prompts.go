@@ -16,7 +16,7 @@ import (
 // PromptInfo is one prompt a server offers, for hosts that show prompts as
 // commands.
 type PromptInfo struct {
-	Server string
+	Server string `json:"server"`
 	catalog.Prompt
 }
 
@@ -36,22 +36,22 @@ func (r *Runtime) Prompts() []PromptInfo {
 // PromptMessage is one message of a rendered prompt.
 type PromptMessage struct {
 	// Role is "user" or "assistant".
-	Role string
+	Role string `json:"role"`
 	// Text is the message's text (resources inlined, other content as
 	// markers).
-	Text string
+	Text string `json:"text"`
 	// Images are the message's images.
-	Images []tools.Image
+	Images []tools.Image `json:"images,omitempty"`
 }
 
 // PromptResult is a rendered prompt.
 type PromptResult struct {
-	Description string
-	Messages    []PromptMessage
+	Description string          `json:"description,omitempty"`
+	Messages    []PromptMessage `json:"messages"`
 	// Text is every message flattened into one, with [user] and
 	// [assistant] markers when there is more than one message, for hosts
 	// that insert a prompt as a single user message.
-	Text string
+	Text string `json:"text"`
 }
 
 // GetPrompt renders a server's prompt with arguments (prompts/get). When

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
@@ -48,6 +47,7 @@ type process struct {
 	stdout io.ReadCloser
 	stderr *ring
 
+	tree    procTree      // the child and what it starts
 	exited  chan struct{} // closed once Wait has returned
 	waitErr error         // set before exited closes
 
@@ -72,7 +72,7 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 	cmd := exec.Command(path, ep.Args...)
 	cmd.Env = env
 	cmd.Dir = ep.Cwd
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	// Once the child has exited, Wait gives its stderr this long to reach
 	// end of file: a helper that left the process group (setsid) may hold
 	// it open for ever, and must not keep the child from being reaped.
@@ -104,6 +104,7 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 		_ = stdin.Close()
 		return nil, startError(err)
 	}
+	p.tree = adoptTree(cmd.Process)
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -114,7 +115,7 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 // lookPath resolves a command with the child's PATH, not the host's. A
 // relative path with a slash is relative to cwd, as exec runs it.
 func lookPath(command, cwd string, env []string) (string, error) {
-	if strings.Contains(command, "/") {
+	if strings.Contains(command, "/") || strings.ContainsRune(command, filepath.Separator) {
 		if !filepath.IsAbs(command) && cwd != "" {
 			command = filepath.Join(cwd, command)
 		}
@@ -122,7 +123,7 @@ func lookPath(command, cwd string, env []string) (string, error) {
 		switch {
 		case err != nil:
 			return "", errors.New("command (field command) not found")
-		case st.IsDir() || st.Mode()&0o111 == 0:
+		case st.IsDir() || !isExecutable(command, st.Mode()):
 			return "", errors.New("command (field command) is not an executable file")
 		}
 		return command, nil
@@ -137,9 +138,11 @@ func lookPath(command, cwd string, env []string) (string, error) {
 		if dir == "" {
 			dir = "."
 		}
-		candidate := filepath.Join(dir, command)
-		if st, err := os.Stat(candidate); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return candidate, nil
+		for _, name := range executableNames(command) {
+			candidate := filepath.Join(dir, name)
+			if st, err := os.Stat(candidate); err == nil && !st.IsDir() && isExecutable(candidate, st.Mode()) {
+				return candidate, nil
+			}
 		}
 	}
 	return "", errors.New("command (field command) not found on PATH")
@@ -164,8 +167,8 @@ func (p *process) exitDescription() string {
 	}
 	var ee *exec.ExitError
 	if errors.As(p.waitErr, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Sprintf("server process was killed by signal %s", ws.Signal())
+		if sig, ok := killedBy(ee); ok {
+			return "server process was killed by signal " + sig
 		}
 		return fmt.Sprintf("server process exited with status %d", ee.ExitCode())
 	}
@@ -180,16 +183,16 @@ func (p *process) exitDescription() string {
 func (p *process) terminate(clk clock.Clock) {
 	p.killOnce.Do(func() {
 		_ = p.stdin.Close()
-		pgid := p.cmd.Process.Pid
 		if !waitClosed(clk, p.exited, stdinGrace) {
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			p.tree.terminate()
 			if !waitClosed(clk, p.exited, termGrace) {
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				p.tree.kill()
 				<-p.exited
 			}
 		}
 		// The leader is gone; make sure nothing else of its group lingers.
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		p.tree.kill()
+		p.tree.release()
 		_ = p.stdout.Close()
 	})
 }

@@ -218,6 +218,14 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("demo output lacks %q:\n%s", want, o.stdout)
 		}
 	}
+	// The intended exit is told as intended, not as a warning; the tour
+	// ends with how to use one's own servers.
+	if strings.Contains(o.stderr, "warning") {
+		t.Fatalf("the demo's intended server exit reads like a failure:\n%s", o.stderr)
+	}
+	if !strings.Contains(o.stdout, "runtime config detect") || !strings.Contains(o.stdout, ".mcp.json") {
+		t.Fatalf("the demo does not end with how to use one's own servers:\n%s", o.stdout)
+	}
 }
 
 func TestDemoServerOverHTTP(t *testing.T) {

@@ -237,7 +237,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	}
 	files := map[string]string{
 		"valid.json":    doc(valid),
-		"invalid.json":  strings.Replace(doc(invalid), `{"mcpServers":{`, `{"mcpServers":{"d`+S+`":{"command":"x"},"`+S+`":{"command":"x"},`, 1),
+		"invalid.json":  strings.Replace(doc(invalid), `{"mcpServers":{`, `{"mcpServers":{"d\u0007`+S+`":{"command":"x"},"\u001b`+S+`":{"command":"x"},`, 1),
 		"broken.json":   `{"mcpServers":{"x":{"command":"` + S + `",}`,
 		"toolarge.json": `{"mcpServers":{"x":{"command":"` + S + strings.Repeat(" ", 300<<10) + `"}}}`,
 	}
@@ -245,11 +245,11 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	e.write(t, ".config/mcp/mcp.json", doc(all))
 	e.write(t, filepath.Join(e.agent, "mcp.json"), `{"imports":["codex","cursor"]}`)
 	e.write(t, ".codex/config.toml", "[mcp_servers.cx]\nurl = \"https://h.example/mcp\"\nbearer_token = \""+S+"\"\nhttp_headers = { \"X\" = \""+S+"\" }\n")
-	e.write(t, ".cursor/mcp.json", `{"mcpServers":{"cu":{"command":"x","env":{"K":"`+S+`"},"alwaysAllow":["`+S+`"]},"bad`+S+`":{"command":"x"}}}`)
+	e.write(t, ".cursor/mcp.json", `{"mcpServers":{"cu":{"command":"x","env":{"K":"`+S+`"},"alwaysAllow":["`+S+`"]},"bad\n`+S+`":{"command":"x"}}}`)
 	commands := [][]string{{"status"}, {"status", "--json"}, {"list"}, {"list", "stdio"}, {"list", "web"}, {"list", "web2"}, {"list", "missing"},
 		{"list", "oauthsrv"}, {"call", "echo", `{"message":"hi"}`}, {"call", "no_such_tool", "{}"}, {"connect", "web"}, {"config", "show"},
 		{"config", "show", "--json"}, {"config", "detect"}, {"config", "detect", "--json"}, {"disable", "stdio"}, {"enable", "stdio"},
-		{"list", "bad0"}, {"disable", "d" + S}}
+		{"list", "bad0"}, {"disable", "d\a" + S}}
 	var out strings.Builder
 	check := func(args []string, o outcome) {
 		out.WriteString(o.stdout + o.stderr) // the outputs only: the command line itself holds the sentinel

@@ -76,9 +76,10 @@ func promptsCmd(g *globals) *cobra.Command {
 			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
 				ps := rt.Prompts()
 				if g.json {
-					b, _ := json.MarshalIndent(ps, "", "  ")
-					fmt.Fprintln(g.stdout, string(b))
-					return nil
+					if ps == nil {
+						ps = []mcprt.PromptInfo{}
+					}
+					return g.printJSON(ps)
 				}
 				if len(ps) == 0 {
 					fmt.Fprintln(g.stdout, "no prompts known (connect a server to list its prompts)")
@@ -118,9 +119,10 @@ func promptCmd(g *globals) *cobra.Command {
 					return failed(err.Error())
 				}
 				if g.json {
-					b, _ := json.MarshalIndent(res, "", "  ")
-					fmt.Fprintln(g.stdout, string(b))
-					return nil
+					if res.Messages == nil {
+						res.Messages = []mcprt.PromptMessage{}
+					}
+					return g.printJSON(res)
 				}
 				fmt.Fprintln(g.stdout, res.Text)
 				return nil
