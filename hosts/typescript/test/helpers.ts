@@ -13,11 +13,11 @@ export const repoRoot = resolve(here, "../../../..");
 let built: string | undefined;
 
 /**
- * The runtime binary: $MCPRT_RUNTIME when set, else `go build ./cmd/runtime`
+ * The runtime binary: $MCPRT_TEST_RUNTIME when set, else `go build ./cmd/runtime`
  * into a fresh temporary directory (once per test process).
  */
 export function runtimeBinary(): string {
-  if (process.env.MCPRT_RUNTIME) return process.env.MCPRT_RUNTIME;
+  if (process.env.MCPRT_TEST_RUNTIME) return process.env.MCPRT_TEST_RUNTIME;
   if (!built) {
     const dir = mkdtempSync(join(tmpdir(), "mcprt-ts-"));
     built = join(dir, "runtime");
