@@ -98,6 +98,7 @@ func (c *conn) onReadEnd(err error) {
 
 // onSSELost is called by mcp-go's SSE transport when its stream breaks.
 func (c *conn) onSSELost(err error) {
+	defer c.recoverConn("SSE stream handler")
 	if c.http != nil && c.http.violation.Load() {
 		err = ErrFrameTooLarge
 	}
@@ -107,6 +108,8 @@ func (c *conn) onSSELost(err error) {
 var (
 	errEOF        = errors.New("transports: server closed the connection")
 	errStreamLost = errors.New("transports: SSE stream lost")
+	// errStoppedReading: a write to a stdio or socket server failed.
+	errStoppedReading = errors.New("transports: server stopped reading")
 )
 
 // endError says why the transport ended by itself.
@@ -122,7 +125,12 @@ func (c *conn) endError() *messages.Error {
 // handshake").
 func (c *conn) describeEnd(cause error, during string) *messages.Error {
 	var e *messages.Error
+	p, panicked := asPanic(cause)
 	switch {
+	case panicked:
+		e = c.d.internalError(c.server, p)
+	case errors.Is(cause, errStoppedReading):
+		e = messages.Errorf(messages.KindDisconnected, c.server, "%s%s", c.stoppedReadingText(), during)
 	case cause == nil || errors.Is(cause, errEOF):
 		e = messages.Errorf(messages.KindDisconnected, c.server, "%s%s", c.exitText(), during)
 	case errors.Is(cause, errStreamLost) && !errors.Is(cause, ErrFrameTooLarge):
@@ -143,6 +151,18 @@ func (c *conn) lineEndError() *messages.Error {
 	return c.describeEnd(c.lc.endErr, "")
 }
 
+// stoppedReadingText says why writing to a stdio or socket server failed:
+// the exit of a child that ended by itself, else that it stopped reading.
+func (c *conn) stoppedReadingText() string {
+	switch {
+	case c.proc != nil && c.proc.exitedByItself():
+		return c.proc.exitDescription()
+	case c.proc != nil:
+		return "server stopped reading its stdin"
+	}
+	return "server stopped reading the socket"
+}
+
 func (c *conn) exitText() string {
 	switch {
 	case c.proc != nil:
@@ -161,7 +181,12 @@ func (c *conn) handshakeError(err error) *messages.Error {
 	if c.lc != nil && errors.Is(err, ErrClosed) {
 		// The stream ended under the handshake: say how.
 		var cause error
-		if c.lc.endedByPeer() {
+		c.mu.Lock()
+		if c.ended {
+			cause = c.endErr // a failed write, or a recovered panic
+		}
+		c.mu.Unlock()
+		if c.lc.endedByPeer() && !errors.Is(cause, errStoppedReading) {
 			cause = c.lc.endErr
 		}
 		e := c.describeEnd(cause, " during the handshake")
@@ -169,6 +194,9 @@ func (c *conn) handshakeError(err error) *messages.Error {
 			e.Kind = messages.KindInitFailed
 		}
 		return e
+	}
+	if p, ok := asPanic(err); ok {
+		return c.d.internalError(c.server, p)
 	}
 	e := c.classify(messages.KindInitFailed, err)
 	switch {
@@ -196,7 +224,9 @@ func (c *conn) withStderr(e *messages.Error) *messages.Error {
 	// A server may print its own configuration (argv, env) on stderr: the
 	// configured values are redacted there too.
 	if tail := c.proc.stderr.Tail(300); tail != "" {
-		e.Message += "; stderr: " + c.redact(tail)
+		cp := *e // e may be shared: a *messages.Error passes classify as it is
+		cp.Message += "; stderr: " + c.redact(tail)
+		return &cp
 	}
 	return e
 }

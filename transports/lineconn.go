@@ -33,6 +33,9 @@ type lineConn struct {
 	// onEnd is called once, from the reader goroutine, when reading stops;
 	// err is nil after Close.
 	onEnd func(err error)
+	// onWriteFail, when set, hears of every failed write (the peer stopped
+	// reading, or Close closed the writer); set before Start.
+	onWriteFail func(err error)
 
 	wmu sync.Mutex // serialises frame writes
 
@@ -83,7 +86,7 @@ func (c *lineConn) Start(ctx context.Context) error {
 
 func (c *lineConn) readLoop() {
 	defer c.workers.Done()
-	err := readLines(c.r, MaxFrame, c.handleLine)
+	err := c.readAll()
 	c.mu.Lock()
 	byClose := c.closed
 	if byClose {
@@ -101,6 +104,17 @@ func (c *lineConn) readLoop() {
 	if c.onEnd != nil {
 		c.onEnd(err)
 	}
+}
+
+// readAll reads every line; a panic while handling one ends reading with
+// a *panicError.
+func (c *lineConn) readAll() (err error) {
+	defer func() {
+		if p := recovered("line reader", recover()); p != nil {
+			err = p
+		}
+	}()
+	return readLines(c.r, MaxFrame, c.handleLine)
 }
 
 // readLines calls handle for every non-blank line of r, refusing lines over
@@ -187,6 +201,11 @@ func (c *lineConn) serveRequest(req transport.JSONRPCRequest) {
 	}
 	go func() {
 		defer c.workers.Done()
+		defer func() {
+			if p := recovered("server request handler", recover()); p != nil {
+				c.failWrite(p) // the connection ends; the server's request is not answered
+			}
+		}()
 		var resp *transport.JSONRPCResponse
 		if handler == nil {
 			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "client does not support "+req.Method, nil)

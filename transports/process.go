@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -52,6 +53,9 @@ type process struct {
 	waitErr error         // set before exited closes
 
 	killOnce sync.Once
+	// signalled is set before the runtime signals the process group: an
+	// exit after that is the runtime's doing, not the server's.
+	signalled atomic.Bool
 }
 
 // startProcess spawns the endpoint's command with its own process group.
@@ -105,8 +109,13 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 		return nil, startError(err)
 	}
 	go func() {
+		defer close(p.exited)
+		defer func() {
+			if r := recovered("process reaper", recover()); r != nil {
+				p.waitErr = r
+			}
+		}()
 		p.waitErr = cmd.Wait()
-		close(p.exited)
 	}()
 	return p, nil
 }
@@ -172,6 +181,17 @@ func (p *process) exitDescription() string {
 	return "server process exited"
 }
 
+// exitedByItself reports whether the process has exited without the
+// runtime signalling it.
+func (p *process) exitedByItself() bool {
+	select {
+	case <-p.exited:
+		return !p.signalled.Load()
+	default:
+		return false
+	}
+}
+
 // terminate ends the process and its group: stdin is already closed (or is
 // closed now); the leader gets stdinGrace to exit, then the group gets
 // SIGTERM and termGrace, then SIGKILL. Whatever the leader does, the rest of
@@ -182,6 +202,7 @@ func (p *process) terminate(clk clock.Clock) {
 		_ = p.stdin.Close()
 		pgid := p.cmd.Process.Pid
 		if !waitClosed(clk, p.exited, stdinGrace) {
+			p.signalled.Store(true)
 			_ = syscall.Kill(-pgid, syscall.SIGTERM)
 			if !waitClosed(clk, p.exited, termGrace) {
 				_ = syscall.Kill(-pgid, syscall.SIGKILL)

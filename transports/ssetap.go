@@ -33,9 +33,15 @@ type sseTap struct {
 	buf  []byte
 }
 
-func (s *sseTap) Read(p []byte) (int, error) {
+func (s *sseTap) Read(p []byte) (n int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() {
+		if pe := recovered("SSE reader", recover()); pe != nil {
+			s.err = pe
+			n, err = 0, pe
+		}
+	}()
 	for len(s.out) == 0 && s.err == nil {
 		if s.buf == nil {
 			s.buf = make([]byte, 32<<10)
