@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -110,6 +111,10 @@ var (
 	errStreamLost = errors.New("transports: SSE stream lost")
 	// errStoppedReading: a write to a stdio or socket server failed.
 	errStoppedReading = errors.New("transports: server stopped reading")
+	// errStreamBroke: an HTTP response stream broke off before its result.
+	errStreamBroke = errors.New("transports: response stream broke")
+	// errCutShort: the output ended inside an unfinished message.
+	errCutShort = errors.New("transports: output ended inside a message")
 )
 
 // endError says why the transport ended by itself.
@@ -133,6 +138,8 @@ func (c *conn) describeEnd(cause error, during string) *messages.Error {
 		e = messages.Errorf(messages.KindDisconnected, c.server, "%s%s", c.stoppedReadingText(), during)
 	case cause == nil || errors.Is(cause, errEOF):
 		e = messages.Errorf(messages.KindDisconnected, c.server, "%s%s", c.exitText(), during)
+	case errors.Is(cause, errCutShort):
+		e = messages.Errorf(messages.KindDisconnected, c.server, "%s%s, in the middle of a message", c.exitText(), during)
 	case errors.Is(cause, errStreamLost) && !errors.Is(cause, ErrFrameTooLarge):
 		e = messages.Errorf(messages.KindDisconnected, c.server, "the server's SSE stream ended")
 	default:
@@ -216,19 +223,52 @@ func unreachable(err error) bool {
 		errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &dnsErr)
 }
 
-// withStderr appends the end of a debug server's stderr to a failure.
+// withStderr attaches the end of a stdio server's stderr to a failure, for
+// the person and the host only (messages.Error.ServerStderr): never to its
+// message, which the model may read. It is attached with or without debug.
 func (c *conn) withStderr(e *messages.Error) *messages.Error {
-	if c.proc == nil || !c.endpoint.Debug {
+	if c.proc == nil || e == nil {
 		return e
 	}
-	// A server may print its own configuration (argv, env) on stderr: the
-	// configured values are redacted there too.
-	if tail := c.proc.stderr.Tail(300); tail != "" {
-		cp := *e // e may be shared: a *messages.Error passes classify as it is
-		cp.Message += "; stderr: " + c.redact(tail)
-		return &cp
+	lines := c.stderrLines()
+	if len(lines) == 0 {
+		return e
 	}
-	return e
+	cp := *e // e may be shared: a *messages.Error passes classify as it is
+	cp.ServerStderr = lines
+	return &cp
+}
+
+// Bounds of the stderr lines a failure carries.
+const (
+	stderrLines    = 10
+	stderrLineMax  = 300
+	stderrTailRead = 4 << 10
+)
+
+// stderrLines returns the last lines of the child's stderr, masked: a
+// server may print its own configuration (argv, env) there, so every
+// configured value and every environment value it was given is redacted.
+func (c *conn) stderrLines() []string {
+	tail := c.proc.stderr.Tail(stderrTailRead)
+	if tail == "" {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(tail, "\n") {
+		l = c.proc.mask(c.redact(l))
+		if l == "" {
+			continue
+		}
+		if len(l) > stderrLineMax {
+			l = strings.ToValidUTF8(l[:stderrLineMax], "") + "…"
+		}
+		out = append(out, l)
+	}
+	if len(out) > stderrLines {
+		out = out[len(out)-stderrLines:]
+	}
+	return out
 }
 
 // withStatus attaches the HTTP status of the failed exchange to err.
@@ -248,7 +288,10 @@ func (c *conn) withStatus(err error) error {
 type statusSlot struct {
 	status atomic.Int32
 	eof    atomic.Bool
-	sent   func()
+	// tooLarge: the response stream carried an event over MaxFrame (mcp-go
+	// then only says "unexpected nil response").
+	tooLarge atomic.Bool
+	sent     func()
 }
 
 type statusKey struct{}

@@ -51,10 +51,20 @@ func (c *conn) opError(err error, slot *statusSlot) *messages.Error {
 		c.lost(e)
 		return e
 	}
+	if slot != nil && slot.tooLarge.Load() {
+		// One response stream carried an event over the limit: that
+		// request fails; the connection (other streams) is fine.
+		return messages.Errorf(messages.KindProtocol, c.server, "the server's response is a message over the 16 MiB limit")
+	}
 	if slot != nil && slot.eof.Load() && slot.status.Load() < 400 {
 		// The server ended this response stream without a result: this
 		// request failed, the connection is fine.
 		return messages.Errorf(messages.KindDisconnected, c.server, "the server ended the response stream without a result")
+	}
+	if slot != nil && err != nil && err.Error() == "unexpected nil response" {
+		// mcp-go's words for a response stream that broke off (a read
+		// error) before the result: say that instead.
+		err = fmt.Errorf("%w: %w", errStreamBroke, err)
 	}
 	if slot != nil { // nil on stdio and sockets
 		if s := slot.status.Load(); s >= 400 {

@@ -137,7 +137,14 @@ func readLines(r io.Reader, limit int, handle func([]byte) error) error {
 			full = line
 		}
 		if trimmed := bytes.TrimSpace(full); len(trimmed) > 0 {
-			if herr := handle(trimmed); herr != nil {
+			herr := handle(trimmed)
+			if herr != nil && err == io.EOF && !bytes.HasSuffix(full, []byte("\n")) {
+				// The output ended inside a line: the server died while
+				// writing it (say, killed by a signal), which is how it
+				// ended, not a protocol violation.
+				return errCutShort
+			}
+			if herr != nil {
 				return herr
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,10 @@ type process struct {
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
 	stderr *ring
+
+	// envValues are the values of the environment the child was given,
+	// masked in the stderr lines shown to the person.
+	envValues []string
 
 	exited  chan struct{} // closed once Wait has returned
 	waitErr error         // set before exited closes
@@ -98,7 +103,7 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
 	cmd.Stdout = stdoutW
-	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, stderr: newRing(stderrKeep, mirror), exited: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, stderr: newRing(stderrKeep, mirror), exited: make(chan struct{}), envValues: envValues(env)}
 	cmd.Stderr = p.stderr
 	err = cmd.Start()
 	_ = stdoutW.Close() // the child has its copies
@@ -118,6 +123,28 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 		p.waitErr = cmd.Wait()
 	}()
 	return p, nil
+}
+
+// envValues lists the values of env worth masking (four bytes or more:
+// shorter ones would mask ordinary words), longest first so that a value
+// containing another is masked whole.
+func envValues(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if _, v, ok := strings.Cut(kv, "="); ok && len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// mask replaces every environment value the child was given in s.
+func (p *process) mask(s string) string {
+	for _, v := range p.envValues {
+		s = strings.ReplaceAll(s, v, "<redacted>")
+	}
+	return s
 }
 
 // lookPath resolves a command with the child's PATH, not the host's. A
@@ -174,7 +201,7 @@ func (p *process) exitDescription() string {
 	var ee *exec.ExitError
 	if errors.As(p.waitErr, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Sprintf("server process was killed by signal %s", ws.Signal())
+			return fmt.Sprintf("server process was killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
 		}
 		return fmt.Sprintf("server process exited with status %d", ee.ExitCode())
 	}

@@ -53,8 +53,7 @@ func (s *sseTap) Read(p []byte) (n int, err error) {
 			break
 		}
 		if len(s.in) > s.limit {
-			s.owner.violation.Store(true)
-			s.err = ErrFrameTooLarge
+			s.tooLarge()
 			break
 		}
 		if err != nil {
@@ -76,6 +75,15 @@ func (s *sseTap) Read(p []byte) (n int, err error) {
 
 func (s *sseTap) Close() error { return s.rc.Close() }
 
+// tooLarge fails the stream: an event is over the limit.
+func (s *sseTap) tooLarge() {
+	s.owner.violation.Store(true)
+	if s.slot != nil {
+		s.slot.tooLarge.Store(true)
+	}
+	s.err = ErrFrameTooLarge
+}
+
 // split moves every complete event from in to out, except those the router
 // claims.
 func (s *sseTap) split() {
@@ -89,8 +97,7 @@ func (s *sseTap) split() {
 		}
 		s.scan = 0
 		if end > s.limit {
-			s.owner.violation.Store(true)
-			s.err = ErrFrameTooLarge
+			s.tooLarge()
 			return
 		}
 		ev := s.in[:end]

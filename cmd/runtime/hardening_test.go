@@ -95,3 +95,41 @@ func processesWith(marker string) []string {
 	}
 	return pids
 }
+
+// TestFailingServerSaysWhy (issue 18 item 3): without debug, the CLI's
+// error carries the last stderr lines of a server that failed, with the
+// values of its configured env masked; the model-facing text (the tool
+// result's text) does not, and the host's details do.
+func TestFailingServerSaysWhy(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	entry := map[string]any{"command": "/bin/sh", "env": map[string]string{"API_KEY": "sentinel-key-4711"},
+		"args": []string{"-c", `echo "error: GITHUB_PERSONAL_ACCESS_TOKEN is not set (key $API_KEY)" >&2; exit 1`}}
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"failing": entry}})
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := runCLI(t, nil, "--config", cfg, "list", "failing")
+	if o.code != 1 {
+		t.Fatalf("exit %d, want 1: %q", o.code, o.stderr)
+	}
+	oneLineError(t, o, `server "failing"`, "exited with status 1", "error: GITHUB_PERSONAL_ACCESS_TOKEN is not set (key <redacted>)")
+	if strings.Contains(o.stderr+o.stdout, "sentinel-key-4711") {
+		t.Fatalf("the configured secret was printed: %q", o.stderr)
+	}
+
+	o = runCLI(t, nil, "--config", cfg, "--json", "tool", "mcp", `{"server":"failing"}`)
+	var r struct {
+		Text    string         `json:"text"`
+		Details map[string]any `json:"details"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &r); err != nil {
+		t.Fatalf("--json output %q: %v", o.stdout, err)
+	}
+	if strings.Contains(r.Text, "GITHUB_PERSONAL_ACCESS_TOKEN") {
+		t.Errorf("model-facing text carries the server's stderr: %q", r.Text)
+	}
+	if lines, _ := r.Details["serverStderr"].([]any); len(lines) != 1 || !strings.Contains(lines[0].(string), "is not set (key <redacted>)") {
+		t.Errorf("details.serverStderr = %v", r.Details["serverStderr"])
+	}
+}
