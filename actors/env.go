@@ -1,6 +1,9 @@
 package actors
 
 import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -21,6 +24,7 @@ type env struct {
 	catalog    *Catalog
 	board      *statusBoard
 	cache      *cacheWriter // nil without a cache file
+	logger     *slog.Logger // nil: discard
 
 	clientName, clientVersion string
 	clientNote                func(messages.ClientNote)
@@ -45,7 +49,17 @@ func (e *env) send(pid *actor.PID, msg any) { e.system.Root.Send(pid, msg) }
 
 // after posts msg to pid once d has passed on the injected clock.
 func (e *env) after(d time.Duration, pid *actor.PID, msg any) clock.Timer {
-	return e.clock.AfterFunc(d, func() { e.send(pid, msg) })
+	return e.clock.AfterFunc(d, func() {
+		// The timer's own goroutine: a panic while posting (an actor runs
+		// inline on the poster's goroutine, and protoactor recovers its
+		// panics) must not reach the host either.
+		defer func() {
+			if v := recover(); v != nil && e.logger != nil {
+				e.logger.Debug("recovered panic", "in", "timer callback", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			}
+		}()
+		e.send(pid, msg)
+	})
 }
 
 // sinkFor is the connection port's Sink for an actor: outcomes become

@@ -75,7 +75,7 @@ func Start(cfg Config) (*System, error) {
 	e := &env{
 		clock: clock.Or(cfg.Clock), rand: clock.OrRand(cfg.Rand), dialer: cfg.Dialer, dispatcher: dispatcher,
 		system: system, catalog: newCatalog(), clientName: cfg.ClientName, clientVersion: cfg.ClientVersion, clientNote: cfg.ClientNote,
-		board: &statusBoard{byName: map[string]messages.ServerStatus{}},
+		board: &statusBoard{byName: map[string]messages.ServerStatus{}}, logger: logger,
 	}
 	s := &System{env: e, records: map[string]*serverRecord{}, done: make(chan struct{}), closed: make(chan struct{}), rootStopped: make(chan struct{})}
 	g := &guardian{env: e, byPID: map[string]*serverRecord{}}

@@ -260,6 +260,10 @@ func failure(err *messages.Error) Result {
 	if err.RPCCode != 0 {
 		details["rpcCode"] = err.RPCCode
 	}
+	if len(err.ServerStderr) > 0 {
+		// For the host and the person only: the model reads Text.
+		details["serverStderr"] = err.ServerStderr
+	}
 	return Result{Text: "Error: " + err.Error(), Details: details, IsError: true}
 }
 

@@ -110,7 +110,24 @@ func (d *Dialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dia
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &dialing{cancel: cancel}
 	d.spawn(func() {
-		c, info, err := d.open(ctx, req, sink)
+		var cur *conn // the attempt in progress, released if the dial panics
+		delivered := false
+		defer func() {
+			p := recovered("dial", recover())
+			switch {
+			case p == nil:
+			case delivered:
+				cur.lost(p)
+			default:
+				e := d.internalError(req.Server, p)
+				if cur != nil {
+					cur.release()
+				}
+				cancel()
+				sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Err: e})
+			}
+		}()
+		c, info, err := d.open(ctx, req, sink, &cur)
 		if g.finish(ctx) && err == nil {
 			c.release() // cancelled just as the handshake ended
 			err = messages.Errorf(messages.KindAborted, req.Server, "connect cancelled")
@@ -120,6 +137,7 @@ func (d *Dialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dia
 			sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Err: err})
 			return
 		}
+		delivered = true
 		sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Conn: c, Info: info})
 		c.markOpen()
 	})
@@ -127,13 +145,15 @@ func (d *Dialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dia
 }
 
 // open builds the transport, starts it and runs the handshake. On failure
-// everything it started is released before it returns.
-func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messages.Sink) (*conn, messages.ServerInfo, *messages.Error) {
+// everything it started is released before it returns. cur always holds
+// the attempt in progress.
+func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messages.Sink, cur **conn) (*conn, messages.ServerInfo, *messages.Error) {
 	if err := d.resolveSecrets(ctx, &req); err != nil {
 		return nil, messages.ServerInfo{}, err
 	}
 	ep := req.Endpoint
 	c := newConn(d, req, sink, ctx)
+	*cur = c
 	var err error
 	switch ep.Kind() {
 	case messages.TransportStdio:
@@ -155,6 +175,7 @@ func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messag
 	if herr != nil && ep.Kind() == messages.TransportHTTP && !pinnedModern && c.fallbackToSSE(herr) {
 		c.release()
 		c = newConn(d, req, sink, ctx)
+		*cur = c
 		if err := c.openHTTP(true); err != nil {
 			return nil, messages.ServerInfo{}, c.classify(messages.KindConnectFailed, err)
 		}
@@ -212,6 +233,7 @@ func (c *conn) openStdio() error {
 	c.kind = messages.TransportStdio
 	c.lc = newLineConn(p.stdout, p.stdin, c.onNotification, c.onReadEnd)
 	c.lc.onServerRequest = c.sreq.serve
+	c.lc.onWriteFail = c.onWriteFail
 	c.tr = c.lc
 	return nil
 }
@@ -226,6 +248,7 @@ func (c *conn) openSocket(ctx context.Context) error {
 	c.kind = messages.TransportSocket
 	c.lc = newLineConn(nc, nc.(*net.UnixConn), c.onNotification, c.onReadEnd)
 	c.lc.onServerRequest = c.sreq.serve
+	c.lc.onWriteFail = c.onWriteFail
 	c.tr = c.lc
 	return nil
 }
@@ -267,6 +290,7 @@ func (c *conn) openHTTP(legacySSE bool) error {
 // onTypedNotification receives notifications from mcp-go's HTTP transports,
 // which decode them into maps; they are re-encoded once for the sink.
 func (c *conn) onTypedNotification(n mcp.JSONRPCNotification) {
+	defer c.recoverConn("HTTP notification handler")
 	params, err := json.Marshal(n.Params)
 	if err != nil {
 		return

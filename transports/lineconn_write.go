@@ -49,6 +49,9 @@ func (c *lineConn) startRequestNow(req transport.JSONRPCRequest, done completion
 		return func() error { return c.finishWrite(key, c.writeLocked(b, true)) }, nil
 	}
 	n, werr := tryWrite(raw, b)
+	if werr != nil {
+		c.failWrite(werr)
+	}
 	switch {
 	case werr != nil && n == 0:
 		c.wmu.Unlock()
@@ -80,9 +83,17 @@ func (c *lineConn) writeLocked(b []byte, lock bool) error {
 	default:
 	}
 	if _, err := c.w.Write(b); err != nil {
+		c.failWrite(err)
 		return fmt.Errorf("%w: write: %w", ErrClosed, err)
 	}
 	return nil
+}
+
+// failWrite reports a failed write to onWriteFail.
+func (c *lineConn) failWrite(err error) {
+	if c.onWriteFail != nil {
+		c.onWriteFail(err)
+	}
 }
 
 // finishWrite settles a failed write of a registered request: if the

@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
@@ -47,11 +49,18 @@ type process struct {
 	stdout io.ReadCloser
 	stderr *ring
 
-	tree    procTree      // the child and what it starts
+	tree procTree // the child and what it starts
+	// envValues are the values of the environment the child was given,
+	// masked in the stderr lines shown to the person.
+	envValues []string
+
 	exited  chan struct{} // closed once Wait has returned
 	waitErr error         // set before exited closes
 
 	killOnce sync.Once
+	// signalled is set before the runtime signals the process group: an
+	// exit after that is the runtime's doing, not the server's.
+	signalled atomic.Bool
 }
 
 // startProcess spawns the endpoint's command with its own process group.
@@ -94,7 +103,7 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
 	cmd.Stdout = stdoutW
-	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, stderr: newRing(stderrKeep, mirror), exited: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, stderr: newRing(stderrKeep, mirror), exited: make(chan struct{}), envValues: envValues(env)}
 	cmd.Stderr = p.stderr
 	err = cmd.Start()
 	_ = stdoutW.Close() // the child has its copies
@@ -106,10 +115,37 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 	}
 	p.tree = adoptTree(cmd.Process)
 	go func() {
+		defer close(p.exited)
+		defer func() {
+			if r := recovered("process reaper", recover()); r != nil {
+				p.waitErr = r
+			}
+		}()
 		p.waitErr = cmd.Wait()
-		close(p.exited)
 	}()
 	return p, nil
+}
+
+// envValues lists the values of env worth masking (four bytes or more:
+// shorter ones would mask ordinary words), longest first so that a value
+// containing another is masked whole.
+func envValues(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if _, v, ok := strings.Cut(kv, "="); ok && len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// mask replaces every environment value the child was given in s.
+func (p *process) mask(s string) string {
+	for _, v := range p.envValues {
+		s = strings.ReplaceAll(s, v, "<redacted>")
+	}
+	return s
 }
 
 // lookPath resolves a command with the child's PATH, not the host's. A
@@ -175,6 +211,17 @@ func (p *process) exitDescription() string {
 	return "server process exited"
 }
 
+// exitedByItself reports whether the process has exited without the
+// runtime signalling it.
+func (p *process) exitedByItself() bool {
+	select {
+	case <-p.exited:
+		return !p.signalled.Load()
+	default:
+		return false
+	}
+}
+
 // terminate ends the process and its group: stdin is already closed (or is
 // closed now); the leader gets stdinGrace to exit, then the group gets
 // SIGTERM and termGrace, then SIGKILL. Whatever the leader does, the rest of
@@ -184,6 +231,7 @@ func (p *process) terminate(clk clock.Clock) {
 	p.killOnce.Do(func() {
 		_ = p.stdin.Close()
 		if !waitClosed(clk, p.exited, stdinGrace) {
+			p.signalled.Store(true)
 			p.tree.terminate()
 			if !waitClosed(clk, p.exited, termGrace) {
 				p.tree.kill()

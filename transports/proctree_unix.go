@@ -3,6 +3,7 @@
 package transports
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
@@ -37,7 +38,7 @@ func (t procTree) release() {}
 // killedBy names the signal that ended a process, if one did.
 func killedBy(ee *exec.ExitError) (string, bool) {
 	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return ws.Signal().String(), true
+		return fmt.Sprintf("%d (%s)", int(ws.Signal()), ws.Signal()), true
 	}
 	return "", false
 }

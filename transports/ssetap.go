@@ -33,9 +33,15 @@ type sseTap struct {
 	buf  []byte
 }
 
-func (s *sseTap) Read(p []byte) (int, error) {
+func (s *sseTap) Read(p []byte) (n int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() {
+		if pe := recovered("SSE reader", recover()); pe != nil {
+			s.err = pe
+			n, err = 0, pe
+		}
+	}()
 	for len(s.out) == 0 && s.err == nil {
 		if s.buf == nil {
 			s.buf = make([]byte, 32<<10)
@@ -47,8 +53,7 @@ func (s *sseTap) Read(p []byte) (int, error) {
 			break
 		}
 		if len(s.in) > s.limit {
-			s.owner.violation.Store(true)
-			s.err = ErrFrameTooLarge
+			s.tooLarge()
 			break
 		}
 		if err != nil {
@@ -70,6 +75,15 @@ func (s *sseTap) Read(p []byte) (int, error) {
 
 func (s *sseTap) Close() error { return s.rc.Close() }
 
+// tooLarge fails the stream: an event is over the limit.
+func (s *sseTap) tooLarge() {
+	s.owner.violation.Store(true)
+	if s.slot != nil {
+		s.slot.tooLarge.Store(true)
+	}
+	s.err = ErrFrameTooLarge
+}
+
 // split moves every complete event from in to out, except those the router
 // claims.
 func (s *sseTap) split() {
@@ -83,8 +97,7 @@ func (s *sseTap) split() {
 		}
 		s.scan = 0
 		if end > s.limit {
-			s.owner.violation.Store(true)
-			s.err = ErrFrameTooLarge
+			s.tooLarge()
 			return
 		}
 		ev := s.in[:end]

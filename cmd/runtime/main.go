@@ -214,9 +214,30 @@ func resultError(r mcprt.Result) error {
 		msg = m
 	}
 	msg = strings.TrimPrefix(msg, "Error: ")
+	msg += stderrSuffix(r.Details["serverStderr"])
 	switch r.ErrorCode() {
 	case messages.KindInvalidArgs.Code(), messages.KindServerNotFound.Code(), messages.KindConfig.Code():
 		return usage("%s", msg)
 	}
 	return failed(msg)
+}
+
+// stderrSuffix renders the last stderr lines of a failed server (already
+// bounded and masked by the runtime) for the one-line error.
+func stderrSuffix(v any) string {
+	var lines []string
+	switch l := v.(type) {
+	case []string:
+		lines = l
+	case []any:
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				lines = append(lines, s)
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "; server stderr: " + strings.Join(lines, " | ")
 }

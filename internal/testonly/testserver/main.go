@@ -47,6 +47,7 @@ type config struct {
 	modernOnly    bool
 	ignoreUnknown bool
 	garbage       bool
+	closeInputOn  string
 	pageSize      int
 	extraTools    int
 	instructions  string
@@ -131,6 +132,7 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&cfg.modernOnly, "modern-only", false, "refuse initialize; only server/discover negotiates")
 	fs.BoolVar(&cfg.ignoreUnknown, "ignore-unknown", false, "never answer requests for unimplemented methods")
 	fs.BoolVar(&cfg.garbage, "garbage", false, "with stdio: write a non-JSON line before serving")
+	fs.StringVar(&cfg.closeInputOn, "close-input-on", "", "with --stdio or --socket: close the input (stdin; a socket's read side) when a request of this method arrives, before answering it")
 	fs.IntVar(&cfg.pageSize, "page-size", 0, "tools/list page size (0: no pagination)")
 	fs.IntVar(&cfg.extraTools, "extra-tools", 0, "add N dummy tools named extra_000...")
 	fs.StringVar(&cfg.instructions, "instructions", "", "server instructions")
@@ -163,6 +165,8 @@ func parseFlags(args []string) (config, error) {
 		return cfg, fmt.Errorf("--post-status %d is not an HTTP status", cfg.postStatus)
 	case cfg.garbage && modes > 0:
 		return cfg, errors.New("--garbage works only with --stdio")
+	case cfg.closeInputOn != "" && (cfg.httpAddr != "" || cfg.sseAddr != ""):
+		return cfg, errors.New("--close-input-on works only with --stdio and --socket")
 	case cfg.ignoreUnknown && (cfg.httpAddr != "" || cfg.sseAddr != ""):
 		return cfg, errors.New("--ignore-unknown works only with --stdio and --socket")
 	case cfg.modernOnly && cfg.sseAddr != "":
@@ -175,12 +179,16 @@ func parseFlags(args []string) (config, error) {
 	return cfg, nil
 }
 
-// filter returns the request filter the stdio and socket loops apply.
-func (cfg config) filter() mcpline.Filter {
-	if !cfg.modernOnly && !cfg.ignoreUnknown {
+// filter returns the request filter the stdio and socket loops apply; in
+// is the connection's input when --close-input-on is set.
+func (cfg config) filter(in *inputCloser) mcpline.Filter {
+	if !cfg.modernOnly && !cfg.ignoreUnknown && in == nil {
 		return nil
 	}
 	return func(method string, id json.RawMessage) (any, bool) {
+		if in != nil && method == cfg.closeInputOn {
+			in.shut()
+		}
 		if cfg.modernOnly && method == string(mcp.MethodInitialize) {
 			return mcpline.NewErrorReply(id, mcp.METHOD_NOT_FOUND, ModernOnlyMessage), true
 		}
@@ -197,12 +205,20 @@ func serveStdio(ctx context.Context, cfg config, srv *server.MCPServer) error {
 			return err
 		}
 	}
-	return mcpline.ServeWith(ctx, srv, tapWire(os.Stdin), os.Stdout, cfg.lineOptions("stdio"))
+	if cfg.closeInputOn != "" {
+		in, err := stdinCloser()
+		if err != nil {
+			return err
+		}
+		return mcpline.ServeWith(ctx, srv, tapWire(in), os.Stdout, cfg.lineOptions("stdio", in))
+	}
+	return mcpline.ServeWith(ctx, srv, tapWire(os.Stdin), os.Stdout, cfg.lineOptions("stdio", nil))
 }
 
-// lineOptions returns the options of one stdio or socket connection.
-func (cfg config) lineOptions(sessionID string) mcpline.Options {
-	return mcpline.Options{SessionID: sessionID, Filter: cfg.filter(), Methods: cfg.methods}
+// lineOptions returns the options of one stdio or socket connection; in is
+// its closable input under --close-input-on, else nil.
+func (cfg config) lineOptions(sessionID string, in *inputCloser) mcpline.Options {
+	return mcpline.Options{SessionID: sessionID, Filter: cfg.filter(in), Methods: cfg.methods}
 }
 
 // stdinClosed returns a channel closed when stdin reaches end of file. When

@@ -1,0 +1,78 @@
+package testserver
+
+import (
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// inputCloser implements --close-input-on: the server stops reading its
+// input (stdio: it closes its stdin, the pipe's only read end; a socket:
+// shutdown(SHUT_RD)) when a request of the chosen method arrives, before
+// answering it, and keeps its output open. The runtime's next write then
+// fails (EPIPE) while its reader sees no end of file: the case where a
+// server stops listening but keeps talking.
+type inputCloser struct {
+	r      io.Reader
+	close  func()
+	once   sync.Once
+	closed atomic.Bool
+	stop   <-chan struct{} // ends the wait of a Read after the input closed
+}
+
+// Read reads the input until it is closed; after that it blocks (until
+// stop), so the serving loop neither sees an end of input nor stops
+// answering.
+func (c *inputCloser) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && c.closed.Load() {
+		<-c.stop
+	}
+	return n, err
+}
+
+// shut closes the input once.
+func (c *inputCloser) shut() {
+	c.once.Do(func() {
+		c.closed.Store(true)
+		c.close()
+	})
+}
+
+// stdinCloser returns stdin as a pollable file whose Close really closes the
+// pipe's read end (the reading goroutine is woken, and fd 0 is pointed at
+// /dev/null so no other descriptor holds the pipe).
+func stdinCloser() (*inputCloser, error) {
+	fd, err := syscall.Dup(0)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		return nil, err
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Dup2(int(null.Fd()), 0); err != nil {
+		return nil, err
+	}
+	_ = null.Close()
+	f := os.NewFile(uintptr(fd), "stdin")
+	return &inputCloser{r: f, close: func() { _ = f.Close() }, stop: make(chan struct{})}, nil
+}
+
+// socketCloser wraps a socket connection whose input --close-input-on
+// shuts; a Read after that waits until stop (the server's shutdown).
+func socketCloser(c net.Conn, stop <-chan struct{}) *inputCloser {
+	ic := &inputCloser{r: c, stop: stop}
+	ic.close = func() {
+		if uc, ok := c.(*net.UnixConn); ok {
+			_ = uc.CloseRead()
+		}
+	}
+	return ic
+}
