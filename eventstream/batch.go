@@ -68,6 +68,23 @@ func (b *Batcher[T]) Add(it Encoded[T]) []Effect {
 	return []Effect{Arm{Timer: TimerFlush, After: b.lim.Window, Token: b.token}}
 }
 
+// AddDropped counts n items as dropped in the current batch (items that
+// were lost before they could be added, such as those of a batch whose
+// delivery failed), opening the window as a drop does.
+func (b *Batcher[T]) AddDropped(n int) []Effect {
+	if n <= 0 {
+		return nil
+	}
+	b.dropped += n
+	b.stats.Dropped += uint64(n)
+	if b.armed {
+		return nil
+	}
+	b.armed = true
+	b.token++
+	return []Effect{Arm{Timer: TimerFlush, After: b.lim.Window, Token: b.token}}
+}
+
 // Pending returns the items and drops waiting for the flush.
 func (b *Batcher[T]) Pending() (items, dropped int) { return len(b.items), b.dropped }
 
