@@ -105,7 +105,7 @@ func (a *eventsActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, 
 	a.env.reportCrash(messages.ActorSubscription, rec.spec.Server, what, reason, d)
 	if d.Action == supervisor.CrashEnd {
 		// Its actor is suspended: nothing else touches its state now.
-		rec.state.endWhy = fmt.Sprintf("its actor crashed %d times within %s (%s)", d.Recent, a.env.crashPolicy.Restart.Window, crashText(reason))
+		rec.state.endWhy = fmt.Sprintf("the subscription's actor crashed %d times within %s (%s)", d.Recent, a.env.crashPolicy.Restart.Window, crashText(reason))
 		sup.StopChildren(child)
 		return
 	}
