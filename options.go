@@ -78,4 +78,10 @@ type Options struct {
 	// Dialer is the asynchronous connection port between actors and MCP I/O
 	// (default: real stdio, HTTP and socket transports).
 	Dialer messages.Dialer
+	// InjectCrash is the crash-injection seam, for simulation and tests
+	// only: production never sets it (nil: no actor is ever asked). Before
+	// every ordinary message an actor of the runtime takes, it is asked with
+	// the actor's kind; true makes that message panic as a bug would, and
+	// the crash policy handles it (docs/architecture.md, "Supervision").
+	InjectCrash messages.CrashInjector
 }

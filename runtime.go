@@ -104,7 +104,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Deliver:    func(m messages.HostMessage) { rt.host.deliver(context.Background(), m) },
 		Notify:     func(n messages.Notice) { rt.host.notify(context.Background(), n) },
 		ClientNote: rt.client.note,
-		Events:     opts.Events, EventBatch: opts.EventBatch,
+		Events:     opts.Events, EventBatch: opts.EventBatch, InjectCrash: opts.InjectCrash,
 	})
 	if err != nil {
 		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}

@@ -88,8 +88,12 @@ type Config struct {
 	ClientName, ClientVersion string
 	// MaxStarts bounds concurrent server starts (default 4).
 	MaxStarts int
-	// Restart is the crash policy (default supervisor.DefaultRestartPolicy).
+	// Restart is the crash policy's restart delays and window (default
+	// supervisor.DefaultRestartPolicy).
 	Restart *supervisor.RestartPolicy
+	// InjectCrash is the crash-injection seam, for simulation and tests
+	// only (nil in production): see messages.CrashInjector.
+	InjectCrash messages.CrashInjector
 	// CachePath is the metadata cache file (<agentDir>/mcp-cache.json);
 	// empty means no disk cache. Valid entries seed the catalog at Start.
 	CachePath string

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/supervisor"
 )
 
 // env is what every actor of one System shares: the seams and the
@@ -24,7 +26,15 @@ type env struct {
 	catalog    *Catalog
 	board      *statusBoard
 	cache      *cacheWriter // nil without a cache file
-	logger     *slog.Logger // nil: discard
+
+	// Supervision (crash.go): the crash policy, the crash-injection seam
+	// (nil in production), the host's Notify for crash reports, the log,
+	// and whether Close has begun (nothing reaches the host then).
+	crashPolicy supervisor.CrashPolicy
+	inject      messages.CrashInjector
+	notify      func(messages.Notice)
+	logger      *slog.Logger
+	closing     *atomic.Bool
 
 	clientName, clientVersion string
 	clientNote                func(messages.ClientNote)

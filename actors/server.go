@@ -75,6 +75,7 @@ func (s *serverActor) Receive(c actor.Context) {
 		s.crashed()
 		return
 	}
+	s.env.maybeCrash(messages.ActorServer, msg)
 	s.handling, _ = msg.(messages.Failable)
 	s.dispatch(c, msg)
 	s.handling = nil // not reached when dispatch panics
