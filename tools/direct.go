@@ -133,6 +133,11 @@ func (m *MCP) Surface(reserved map[string]string) Surface {
 		out.Issues = append(out.Issues, fmt.Sprintf("direct tool %s/%s is not registered: %s", s.Server, s.Tool, s.Reason))
 	}
 	sort.Strings(out.Issues)
+	names := make(map[string]toolKey, len(named))
+	for _, c := range named {
+		names[c.Name] = toolKey{c.Server, c.Tool}
+	}
+	m.directNames.Store(&names)
 	for _, c := range named {
 		key := c.Server + "\x00" + c.Tool
 		out.Direct = append(out.Direct, m.directTool(c, byKey[key], schemas[key]))

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/catalog"
@@ -79,7 +81,15 @@ type MCP struct {
 	views   views
 	outputs catalog.OutputSchemas
 	limits  outputLimits
+	// directNames maps the names the last Surface registered direct tools
+	// under to their tools, so the proxy resolves them too.
+	directNames atomic.Pointer[map[string]toolKey]
+	// tried holds the servers whose listing was tried to judge a name.
+	tried sync.Map
 }
+
+// toolKey names one server's tool.
+type toolKey struct{ server, tool string }
 
 // NewMCP builds the proxy tool over a running actor system.
 func NewMCP(sys *actors.System, opts Options) *MCP {

@@ -83,7 +83,7 @@ func (m *MCP) list(ctx context.Context, server string) Result {
 	tools := make([]map[string]any, 0, len(idx))
 	for _, i := range idx {
 		e := &v.entries[i]
-		lines = append(lines, "- "+e.Name+shortDescription(e.Description(), listDescription))
+		lines = append(lines, "- "+e.Name+unsupportedMark(e)+shortDescription(e.Description(), listDescription))
 		tools = append(tools, map[string]any{"name": e.Name, "description": e.Description()})
 	}
 	details := map[string]any{"server": server, "tools": tools, "count": len(idx), "cached": !connected}
@@ -104,6 +104,19 @@ func (m *MCP) list(ctx context.Context, server string) Result {
 	for _, n := range c.Notes {
 		lines = append(lines, "Note: "+n)
 	}
+	var refused []string
+	for _, r := range c.Rejections {
+		if r.Code == catalog.CodeInvalidName || r.Code == catalog.CodeDuplicateName || r.Code == catalog.CodeMalformed {
+			refused = append(refused, describeRejection(r))
+		}
+	}
+	if len(refused) > 0 {
+		details["refused"] = refused
+		if len(refused) > catalog.MaxRejections {
+			refused = append(refused[:catalog.MaxRejections], fmt.Sprintf("and %d more", len(refused)-catalog.MaxRejections))
+		}
+		lines = append(lines, "Not offered (the server's metadata breaks the catalog's rules):\n- "+strings.Join(refused, "\n- "))
+	}
 	if c.Instructions != "" {
 		preview := clip(oneLine(c.Instructions), instructionsPreview)
 		lines = append(lines, "Instructions: "+preview)
@@ -112,6 +125,15 @@ func (m *MCP) list(ctx context.Context, server string) Result {
 		}
 	}
 	return Result{Text: strings.Join(lines, "\n"), Details: details}
+}
+
+// unsupportedMark marks a tool whose input schema a model provider would
+// refuse: callable through mcp, never a direct tool.
+func unsupportedMark(e *entry) string {
+	if e.Tool == nil || e.Tool.Unsupported == nil {
+		return ""
+	}
+	return " [unsupported input schema: " + e.Tool.Unsupported.Code + "; call it through mcp]"
 }
 
 // promptSignature renders name(required, optional?).

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -40,6 +41,13 @@ type ServerStatus struct {
 	Disabled         bool `json:"disabled"`
 	// LastError is the sanitized reason of a failure (failed, needs-auth).
 	LastError string `json:"lastError,omitempty"`
+	// UnsupportedTools counts the tools of the server's listing that are
+	// refused (invalid or duplicate name) or unsupported (an input schema a
+	// provider would refuse); Rejections names at most five of them and
+	// OmittedRejections counts the rest (seed 003).
+	UnsupportedTools  int                     `json:"unsupportedTools,omitempty"`
+	Rejections        []catalog.ToolRejection `json:"rejections,omitempty"`
+	OmittedRejections int                     `json:"omittedRejections,omitempty"`
 }
 
 // failureShown is how long a failed connect shows as failed: the lifecycle's
@@ -57,12 +65,17 @@ func (m *MCP) Snapshot() StatusSnapshot {
 		count, known := v.count(s.Name)
 		row := ServerStatus{Name: s.Name, ToolCount: count}
 		if known {
-			n := len(v.snap.Server(s.Name).Resources)
+			c := v.snap.Server(s.Name)
+			n := len(c.Resources)
 			row.ResourceCount = &n
+			row.UnsupportedTools = len(c.Rejections)
+			row.Rejections = c.Rejections[:min(len(c.Rejections), catalog.MaxRejections)]
+			row.OmittedRejections = len(c.Rejections) - len(row.Rejections)
 		}
 		switch {
 		case s.State == messages.StateDisabled:
 			row.Status, row.Disabled, row.ToolCount, row.ResourceCount = "disabled", true, 0, nil
+			row.UnsupportedTools, row.Rejections, row.OmittedRejections = 0, nil, 0
 			out.DisabledCount++
 		case s.State == messages.StateConnected:
 			row.Status = "connected"
@@ -118,6 +131,32 @@ func statusRow(s ServerStatus) string {
 	return fmt.Sprintf("○ %s (not connected)", s.Name)
 }
 
+// rejectionLines names a server's refused and unsupported tools under its
+// status row.
+func rejectionLines(s ServerStatus) []string {
+	if s.UnsupportedTools == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("  %d %s of %s not offered or unsupported:", s.UnsupportedTools, plural(s.UnsupportedTools, "tool"), s.Name)}
+	for _, r := range s.Rejections {
+		out = append(out, "  - "+describeRejection(r))
+	}
+	if s.OmittedRejections > 0 {
+		out = append(out, fmt.Sprintf("  - and %d more", s.OmittedRejections))
+	}
+	return out
+}
+
+// describeRejection renders one rejection: the tool's position, its name
+// when valid, the code and the reason.
+func describeRejection(r catalog.ToolRejection) string {
+	who := fmt.Sprintf("tool %d", r.Index)
+	if r.Name != "" {
+		who += " " + quote(r.Name)
+	}
+	return who + " (" + r.Code + "): " + r.Message
+}
+
 // status is the status mode: one line per server, read without
 // connecting anything.
 func (m *MCP) status() Result {
@@ -133,6 +172,7 @@ func (m *MCP) status() Result {
 	lines := []string{head}
 	for _, s := range snap.Servers {
 		lines = append(lines, statusRow(s))
+		lines = append(lines, rejectionLines(s)...)
 	}
 	return Result{Text: strings.Join(lines, "\n"), Details: map[string]any{
 		"servers": snap.Servers, "totalTools": snap.TotalTools, "totalResources": snap.TotalResources,
