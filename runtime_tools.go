@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcprt/mcprt/actors"
@@ -167,7 +168,37 @@ func (s *toolSurface) noticesLocked(surf tools.Surface) ([]messages.Notice, []co
 
 // toolOptions is what the tools need of the configuration.
 func toolOptions(opts Options, eff *config.Effective) tools.Options {
-	return tools.Options{Servers: eff.Servers, Settings: eff.Settings, HostTools: opts.HostTools, DirectEnv: os.Getenv(EnvDirectTools)}
+	return tools.Options{Servers: eff.Servers, Settings: eff.Settings, HostTools: opts.HostTools, Skipped: skippedServers(eff),
+		DirectEnv: os.Getenv(EnvDirectTools)}
+}
+
+// skippedServers are the configured entries the configuration dropped (a
+// server an issue names that is not among the usable servers), each with
+// the first issue's message as a one-line reason: config's messages are
+// safe to show (no secret values); the file is left out.
+func skippedServers(eff *config.Effective) []tools.SkippedServer {
+	usable := map[string]bool{}
+	for _, s := range eff.Servers {
+		usable[s.Name] = true
+	}
+	seen := map[string]bool{}
+	var out []tools.SkippedServer
+	for _, is := range eff.Issues {
+		if is.Server == "" || usable[is.Server] || seen[is.Server] {
+			continue
+		}
+		seen[is.Server] = true
+		reason := is.Message
+		if is.Field != "" {
+			reason = "field " + is.Field + ": " + reason
+		}
+		reason = catalog.CleanText(strings.Join(strings.Fields(reason), " "))
+		if r := []rune(reason); len(r) > 200 {
+			reason = string(r[:199]) + "…"
+		}
+		out = append(out, tools.SkippedServer{Name: catalog.CleanText(is.Server), Reason: reason})
+	}
+	return out
 }
 
 // reservedNames maps the names direct tools must not take to who has them.

@@ -65,10 +65,33 @@ type Options struct {
 	Settings config.Settings
 	// HostTools are the host's own tool names: never shadowed.
 	HostTools []string
+	// Skipped are the configured servers that were dropped (an invalid
+	// entry, over a limit), with a safe one-line reason each: the model
+	// sees them in status and when it names one.
+	Skipped []SkippedServer
 	// DirectEnv is the value of MCPRT_DIRECT_TOOLS ("" when unset):
 	// "srv,srv/tool" selects direct tools instead of the configuration,
 	// "__none__" disables them.
 	DirectEnv string
+}
+
+// SkippedServer is a configured server that was dropped, and why.
+type SkippedServer struct {
+	// Name is the entry's name ("#N", its position, when the name itself
+	// is unusable).
+	Name string `json:"name"`
+	// Reason is one line, safe to show (no secret, no server content).
+	Reason string `json:"reason"`
+}
+
+// skipped returns the skipped server named name, if any.
+func (m *MCP) skipped(name string) (SkippedServer, bool) {
+	for _, s := range m.opts.Skipped {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return SkippedServer{}, false
 }
 
 // MCP is the `mcp` proxy tool (and the owner of the direct tools, which
@@ -113,7 +136,7 @@ func (m *MCP) description() string {
 	b.WriteString("{\"tool\": \"name\", \"args\": {...}} call a tool; {\"connect\": \"s\"} (re)connect a server; ")
 	b.WriteString("{\"instructions\": \"s\"} a server's usage guidance.")
 	v := m.view()
-	if len(m.cfg.order) == 0 {
+	if len(m.cfg.order) == 0 && len(m.opts.Skipped) == 0 {
 		return b.String()
 	}
 	b.WriteString("\nServers:")
@@ -131,6 +154,9 @@ func (m *MCP) description() string {
 		if instr := v.snap.Server(name).Instructions; instr != "" && !sc.Disabled {
 			fmt.Fprintf(&b, ": %s", clip(oneLine(instr), instructionsHead))
 		}
+	}
+	for _, s := range m.opts.Skipped {
+		fmt.Fprintf(&b, "\n- %s (skipped: %s)", s.Name, s.Reason)
 	}
 	return b.String()
 }

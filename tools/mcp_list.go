@@ -38,12 +38,24 @@ func (m *MCP) catalogOf(server string) *actors.ServerCatalog {
 	return snap.Server(server)
 }
 
+// notConfigured is server_not_found for a name that is not a usable
+// server: skipped (and why), or unknown (and which servers there are).
+func (m *MCP) notConfigured(server string) *messages.Error {
+	if sk, skipped := m.skipped(server); skipped {
+		return messages.Errorf(messages.KindServerNotFound, "", "server %s is configured but was skipped: %s", quote(server), sk.Reason)
+	}
+	if len(m.cfg.order) == 0 {
+		return messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured (no valid servers remain)", quote(server))
+	}
+	return messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured (servers: %s)", quote(server), strings.Join(m.cfg.order, ", "))
+}
+
 // configured refuses a server that is not configured or is disabled.
 func (m *MCP) configured(server string) *messages.Error {
 	sc, ok := m.cfg.byName[server]
 	switch {
 	case !ok:
-		return messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured (servers: %s)", quote(server), strings.Join(m.cfg.order, ", "))
+		return m.notConfigured(server)
 	case sc.Disabled:
 		return messages.Errorf(messages.KindServerDisabled, server, "server is disabled in the configuration")
 	}
@@ -183,7 +195,7 @@ func (m *MCP) connect(ctx context.Context, server string) Result {
 // instructions is the instructions mode: a server's full usage guidance.
 func (m *MCP) instructions(server string) Result {
 	if _, ok := m.cfg.byName[server]; !ok {
-		return failure(messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured", quote(server)))
+		return failure(m.notConfigured(server))
 	}
 	c := m.catalogOf(server)
 	text := c.Instructions

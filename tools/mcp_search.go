@@ -23,7 +23,7 @@ func (m *MCP) search(ctx context.Context, a mcpArgs) Result {
 	q := strings.TrimSpace(*a.Search)
 	if a.Server != "" {
 		if _, ok := m.cfg.byName[a.Server]; !ok {
-			return failure(messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured", quote(a.Server)))
+			return failure(m.notConfigured(a.Server))
 		}
 	}
 	if q == "" {

@@ -21,6 +21,8 @@ type StatusSnapshot struct {
 	TotalResources int            `json:"totalResources"`
 	ConnectedCount int            `json:"connectedCount"`
 	DisabledCount  int            `json:"disabledCount"`
+	// Skipped are the configured servers that were dropped, with why.
+	Skipped []SkippedServer `json:"skipped,omitempty"`
 }
 
 // ServerStatus is one server in a StatusSnapshot.
@@ -60,7 +62,7 @@ func (m *MCP) Snapshot() StatusSnapshot {
 	statuses := m.src.Statuses()
 	now := m.src.Clock().Now()
 	v := m.view()
-	out := StatusSnapshot{Version: 1, Servers: make([]ServerStatus, 0, len(statuses))}
+	out := StatusSnapshot{Version: 1, Servers: make([]ServerStatus, 0, len(statuses)), Skipped: m.opts.Skipped}
 	for _, s := range statuses {
 		count, known := v.count(s.Name)
 		row := ServerStatus{Name: s.Name, ToolCount: count}
@@ -131,6 +133,15 @@ func statusRow(s ServerStatus) string {
 	return fmt.Sprintf("○ %s (not connected)", s.Name)
 }
 
+// skippedRows renders the skipped servers as status rows.
+func skippedRows(skipped []SkippedServer) []string {
+	var out []string
+	for _, s := range skipped {
+		out = append(out, fmt.Sprintf("⊘ %s (skipped: %s)", s.Name, s.Reason))
+	}
+	return out
+}
+
 // rejectionLines names a server's refused and unsupported tools under its
 // status row.
 func rejectionLines(s ServerStatus) []string {
@@ -162,7 +173,13 @@ func describeRejection(r catalog.ToolRejection) string {
 func (m *MCP) status() Result {
 	snap := m.Snapshot()
 	if len(snap.Servers) == 0 {
-		return Result{Text: "MCP: no servers configured", Details: map[string]any{"servers": []ServerStatus{}, "totalTools": 0, "connectedCount": 0, "disabledCount": 0}}
+		text := "MCP: no servers configured"
+		if len(snap.Skipped) > 0 {
+			text = fmt.Sprintf("MCP: no valid servers remain (%d configured %s skipped)", len(snap.Skipped), plural(len(snap.Skipped), "server was"))
+			text = strings.Replace(text, "servers was", "servers were", 1)
+			text += "\n" + strings.Join(skippedRows(snap.Skipped), "\n")
+		}
+		return Result{Text: text, Details: map[string]any{"servers": []ServerStatus{}, "totalTools": 0, "connectedCount": 0, "disabledCount": 0, "skipped": snap.Skipped}}
 	}
 	enabled := len(snap.Servers) - snap.DisabledCount
 	head := fmt.Sprintf("MCP: %d/%d servers connected, %d tools", snap.ConnectedCount, enabled, snap.TotalTools)
@@ -174,8 +191,9 @@ func (m *MCP) status() Result {
 		lines = append(lines, statusRow(s))
 		lines = append(lines, rejectionLines(s)...)
 	}
+	lines = append(lines, skippedRows(snap.Skipped)...)
 	return Result{Text: strings.Join(lines, "\n"), Details: map[string]any{
 		"servers": snap.Servers, "totalTools": snap.TotalTools, "totalResources": snap.TotalResources,
-		"connectedCount": snap.ConnectedCount, "disabledCount": snap.DisabledCount,
+		"connectedCount": snap.ConnectedCount, "disabledCount": snap.DisabledCount, "skipped": snap.Skipped,
 	}}
 }
