@@ -166,9 +166,17 @@ func (s *toolSurface) noticesLocked(surf tools.Surface) ([]messages.Notice, []co
 	return notices, issues
 }
 
+// EnvOutputGuard set to "0" turns the output guard off, as
+// settings.outputGuard false does (seed 002's kill switch).
+const EnvOutputGuard = "MCP_OUTPUT_GUARD"
+
 // toolOptions is what the tools need of the configuration.
 func toolOptions(opts Options, eff *config.Effective) tools.Options {
-	return tools.Options{Servers: eff.Servers, Settings: eff.Settings, HostTools: opts.HostTools, Skipped: skippedServers(eff),
+	set := eff.Settings
+	if os.Getenv(EnvOutputGuard) == "0" {
+		set.OutputGuardOff = true
+	}
+	return tools.Options{Servers: eff.Servers, Settings: set, HostTools: opts.HostTools, Skipped: skippedServers(eff),
 		DirectEnv: os.Getenv(EnvDirectTools)}
 }
 

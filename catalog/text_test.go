@@ -43,3 +43,35 @@ func TestValidToolNameRule(t *testing.T) {
 		}
 	}
 }
+
+func TestPromptArguments(t *testing.T) {
+	p := Prompt{Name: "plan", Arguments: []PromptArgument{{Name: "goal", Required: true}, {Name: "status"}, {Name: "owner"}}}
+	for _, c := range []struct {
+		words []string
+		want  string
+	}{
+		{[]string{"harden retry policy"}, "goal=harden retry policy"},
+		{[]string{"status=paused"}, "status=paused"},
+		{[]string{"status=paused", "ship it", "me"}, "goal=ship it owner=me status=paused"},
+		{[]string{"a=b is a value"}, "goal=a=b is a value"},
+		{[]string{"x", "y", "z", "w"}, "error"},
+	} {
+		got, err := PromptArguments(p, c.words)
+		var parts []string
+		for _, a := range []string{"goal", "owner", "status"} {
+			if v, ok := got[a]; ok {
+				parts = append(parts, a+"="+v)
+			}
+		}
+		s := strings.Join(parts, " ")
+		if err != nil {
+			s = "error"
+		}
+		if s != c.want {
+			t.Errorf("%q: got %q, want %q", c.words, s, c.want)
+		}
+	}
+	if _, err := PromptArguments(p, []string{strings.Repeat("x", MaxArgumentBytes+1)}); err == nil {
+		t.Error("over 256 KiB of arguments accepted")
+	}
+}

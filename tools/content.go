@@ -174,6 +174,11 @@ func (m *MCP) guard(res Result, text string, raw json.RawMessage, omitted bool) 
 	if clean := catalog.CleanText(text); clean != text {
 		text, omitted = clean, true
 	}
+	if m.opts.Settings.OutputGuardOff {
+		// settings.outputGuard false: the whole text and the raw result.
+		res.Text, res.Details["result"] = text, raw
+		return res
+	}
 	preview, cut := cutText(text, lim.maxText, lim.maxLines)
 	if len(raw) <= lim.maxDetails {
 		res.Details["result"] = raw

@@ -301,3 +301,22 @@ func TestStructuredContentValidation(t *testing.T) {
 		t.Fatalf("an error result was validated: %v", res.Details)
 	}
 }
+
+// settings.outputGuard false: long output reaches the model whole, with
+// the raw result in details and no file; controls are still removed.
+func TestOutputGuardOff(t *testing.T) {
+	long := strings.Repeat("line of text\n", 2000) + "\x1b[2Jend"
+	fs := map[string]*fakeServer{"s": {tools: []string{tool("long", "long")}}}
+	fs["s"].call = func(string, json.RawMessage) (json.RawMessage, *messages.Error) {
+		b, _ := json.Marshal(long)
+		return json.RawMessage(`{"content":[{"type":"text","text":` + string(b) + `}]}`), nil
+	}
+	r := newFakeRig(t, fs, named("s"), config.Settings{OutputGuardOff: true}, "")
+	res := r.exec(`{"tool":"long"}`)
+	if res.IsError || res.Text != strings.Repeat("line of text\n", 2000)+"end" || res.Details["fullResultPath"] != nil {
+		t.Fatalf("guard off: %d bytes, details %v", len(res.Text), res.Details["fullResultPath"])
+	}
+	if raw, ok := res.Details["result"].(json.RawMessage); !ok || len(raw) < 26000 {
+		t.Fatalf("details: %T", res.Details["result"])
+	}
+}

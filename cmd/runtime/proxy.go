@@ -102,18 +102,10 @@ func promptsCmd(g *globals) *cobra.Command {
 
 func promptCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use: "prompt SERVER NAME [ARG=VALUE...]", Short: "render a server's prompt with arguments", Args: cobra.MinimumNArgs(2),
+		Use: "prompt SERVER NAME [VALUE | ARG=VALUE...]", Short: "render a server's prompt with arguments (positional, in declaration order, or by name)", Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			values := map[string]string{}
-			for _, kv := range args[2:] {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return usage("prompt arguments are NAME=VALUE, not %q", kv)
-				}
-				values[k] = v
-			}
 			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
-				res, err := rt.GetPrompt(cmd.Context(), args[0], args[1], values)
+				res, err := rt.GetPromptWords(cmd.Context(), args[0], args[1], args[2:])
 				if err != nil {
 					return failed(err.Error())
 				}
