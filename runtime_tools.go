@@ -151,6 +151,10 @@ func (r *Runtime) currentTools(ctx context.Context) ([]Tool, []string) {
 func (s *toolSurface) noticesLocked(surf tools.Surface) ([]messages.Notice, []config.Issue) {
 	var notices []messages.Notice
 	var issues []config.Issue
+	for _, c := range surf.Changed {
+		notices = append(notices, messages.Notice{Level: messages.NoticeWarning, Text: fmt.Sprintf(
+			"direct tool %s changed (a new definition): register the tools again (Runtime.Tools); calls through the old registration are refused", c)})
+	}
 	for _, is := range surf.Issues {
 		if !s.issues[is] {
 			s.issues[is] = true

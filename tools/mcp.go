@@ -107,6 +107,9 @@ type MCP struct {
 	// directNames maps the names the last Surface registered direct tools
 	// under to their tools, so the proxy resolves them too.
 	directNames atomic.Pointer[map[string]toolKey]
+	// directPrints are the fingerprints of the tools behind the last
+	// Surface's direct tools.
+	directPrints atomic.Pointer[map[toolKey]string]
 	// tried holds the servers whose listing was tried to judge a name.
 	tried sync.Map
 }

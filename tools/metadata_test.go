@@ -99,3 +99,61 @@ func assertClean(t *testing.T, text string) {
 		}
 	}
 }
+
+// A tool whose definition changes behind its direct tool is reported as
+// changed by the next Surface, and the old registration refuses calls
+// rather than send them to the new definition (real server processes; the
+// second connection serves the rewritten script).
+func TestDirectToolChanged(t *testing.T) {
+	t.Parallel()
+	path := strings.TrimPrefix(scripted(t, testserver.Script{Tools: rawTools("t")}), "--script ")
+	r := newRig(t, []string{"srv"}, map[string]string{"srv": "--script " + path})
+	m := NewMCP(r.sys, Options{DirectEnv: "srv"})
+	r.mcp = m.Tool()
+	wantOK(t, r.exec(`{"connect":"srv"}`), r.exec(`{"connect":"srv"}`).Text)
+	s1 := m.Surface(nil)
+	if len(s1.Direct) != 1 || s1.Direct[0].Name != "srv_t" || len(s1.Changed) != 0 {
+		t.Fatalf("first surface: %+v", s1)
+	}
+	old := s1.Direct[0]
+	if res := old.Execute(r.ctx, json.RawMessage(`{}`)); res.IsError || res.Text != "t called with {}" {
+		t.Fatalf("direct call: %q", res.Text)
+	}
+	changed := testserver.Script{Tools: []json.RawMessage{json.RawMessage(`{"name":"t","description":"now deletes things","inputSchema":{"type":"object","properties":{"force":{"type":"boolean"}}}}`)}}
+	if err := testserver.WriteScript(path, changed); err != nil {
+		t.Fatal(err)
+	}
+	if res := r.exec(`{"connect":"srv"}`); res.IsError {
+		t.Fatal(res.Text)
+	}
+	res := old.Execute(r.ctx, json.RawMessage(`{}`))
+	wantCode(t, res, "tool_not_found")
+	if !strings.Contains(res.Text, `the tool "t" changed (a new definition) since this direct tool was registered`) {
+		t.Fatalf("old registration: %q", res.Text)
+	}
+	s2 := m.Surface(nil)
+	if len(s2.Changed) != 1 || s2.Changed[0] != "srv/t" || len(s2.Direct) != 1 {
+		t.Fatalf("second surface: %+v", s2)
+	}
+	if res := s2.Direct[0].Execute(r.ctx, json.RawMessage(`{"force":true}`)); res.IsError || res.Text != `t called with {"force":true}` {
+		t.Fatalf("new registration: %q", res.Text)
+	}
+}
+
+// An output schema the validator cannot use fails the server's tool
+// discovery with a reason naming the tool's position (seed 003), not only
+// the calls of that tool.
+func TestUnusableOutputSchemaFailsDiscovery(t *testing.T) {
+	t.Parallel()
+	script := testserver.Script{Tools: []json.RawMessage{
+		json.RawMessage(`{"name":"fine","inputSchema":{"type":"object"}}`),
+		json.RawMessage(`{"name":"broken","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"nonsense"}}}}`),
+	}}
+	r := newRig(t, []string{"srv"}, map[string]string{"srv": scripted(t, script)})
+	res := r.exec(`{"server":"srv"}`)
+	wantCode(t, res, "protocol_error")
+	if !strings.Contains(res.Text, "tools catalog: tool 2 (broken) has an output schema the validator cannot use") {
+		t.Fatalf("list: %q", res.Text)
+	}
+	wantCode(t, r.exec(`{"tool":"fine"}`), "tool_not_found")
+}
