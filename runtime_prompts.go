@@ -94,6 +94,31 @@ func (r *Runtime) GetPrompt(ctx context.Context, server, name string, args map[s
 	return renderPrompt(rep.Result)
 }
 
+// GetPromptWords renders a prompt from command words, as seed 002's
+// slash commands take them: NAME=VALUE for a declared argument, any other
+// word for the next declared argument not yet set
+// (catalog.PromptArguments). An unknown prompt takes NAME=VALUE words only.
+func (r *Runtime) GetPromptWords(ctx context.Context, server, name string, words []string) (PromptResult, error) {
+	for _, p := range r.sys.Catalog().Snapshot().Server(server).Prompts {
+		if p.Name == name {
+			args, err := catalog.PromptArguments(p, words)
+			if err != nil {
+				return PromptResult{}, messages.Errorf(messages.KindInvalidArgs, server, "%s", err)
+			}
+			return r.GetPrompt(ctx, server, name, args)
+		}
+	}
+	args := map[string]string{}
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k == "" {
+			return PromptResult{}, messages.Errorf(messages.KindInvalidArgs, server, "prompt %q is not known yet, so its arguments must be NAME=VALUE", name)
+		}
+		args[k] = v
+	}
+	return r.GetPrompt(ctx, server, name, args)
+}
+
 // renderPrompt decodes a prompts/get result.
 func renderPrompt(raw json.RawMessage) (PromptResult, error) {
 	var res struct {

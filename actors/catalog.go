@@ -118,9 +118,9 @@ func (c *Catalog) setLive(server string, e catalog.Entry, notes []string, at tim
 }
 
 // setTools records a live tools/list alone, keeping the rest of the entry.
-func (c *Catalog) setTools(server string, tools []catalog.Tool, at time.Time) {
+func (c *Catalog) setTools(server string, tools []catalog.Tool, rejected []catalog.ToolRejection, at time.Time) {
 	c.update(server, func(old ServerCatalog) ServerCatalog {
-		old.Tools, old.Source, old.ListedAt, old.Stale, old.Err = tools, SourceLive, at, false, nil
+		old.Tools, old.Rejections, old.Source, old.ListedAt, old.Stale, old.Err = tools, rejected, SourceLive, at, false, nil
 		return old
 	})
 }

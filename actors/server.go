@@ -268,6 +268,7 @@ func (s *serverActor) dialed(m messages.DialResult) {
 		s.conns[m.Gen] = m.Conn
 		if wasCurrent {
 			s.info = m.Info
+			s.info.Instructions = catalog.CleanText(s.info.Instructions)
 		}
 	}
 	if !wasCurrent && m.Err != nil {
@@ -275,7 +276,7 @@ func (s *serverActor) dialed(m messages.DialResult) {
 	}
 	s.exec(s.life.Dialed(s.now(), m.Gen, m.Err))
 	if m.Err == nil && wasCurrent {
-		s.env.catalog.setInstructions(s.cfg.Name, m.Info.Instructions)
+		s.env.catalog.setInstructions(s.cfg.Name, s.info.Instructions)
 		if s.cfg.ListOnConnect && s.life.Connected(m.Gen) && !s.closed {
 			// A new connection lists the catalog; callers waiting for one
 			// join this listing.
@@ -349,6 +350,11 @@ func (s *serverActor) toolsListed(items []json.RawMessage) {
 		s.env.catalog.setFailed(s.cfg.Name, messages.Errorf(messages.KindProtocol, s.cfg.Name, "%s", err))
 		return
 	}
-	s.tools = len(items)
-	s.env.catalog.setTools(s.cfg.Name, catalog.ParseTools(items), s.now())
+	tools, rejected, err := catalog.AdmitTools(items)
+	if err != nil {
+		s.env.catalog.setFailed(s.cfg.Name, messages.Errorf(messages.KindProtocol, s.cfg.Name, "tools catalog: %s", err))
+		return
+	}
+	s.tools = len(tools)
+	s.env.catalog.setTools(s.cfg.Name, tools, rejected, s.now())
 }

@@ -187,7 +187,14 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 			s.completeRefresh(r, e)
 			return
 		}
-		r.entry.Tools = catalog.ParseTools(lr.Items)
+		tools, rejected, err := catalog.AdmitTools(lr.Items)
+		if err != nil {
+			e := messages.Errorf(messages.KindProtocol, s.cfg.Name, "tools catalog: %s", err)
+			s.env.catalog.setFailed(s.cfg.Name, e)
+			s.completeRefresh(r, e)
+			return
+		}
+		r.entry.Tools, r.entry.Rejections = tools, rejected
 	case "resources/list":
 		r.entry.Resources = catalog.ParseResources(lr.Items)
 		resources = append(resources, lr.Items)
@@ -202,8 +209,10 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 	case "prompts/list":
 		if err := catalog.CheckList(what, lr.Items); err != nil {
 			r.notes = append(r.notes, err.Error())
+		} else if prompts, err := catalog.AdmitPrompts(lr.Items); err != nil {
+			r.notes = append(r.notes, "prompts catalog failed: "+err.Error())
 		} else {
-			r.entry.Prompts = catalog.ParsePrompts(lr.Items)
+			r.entry.Prompts = prompts
 		}
 	}
 	s.nextStep(r, resources)

@@ -144,6 +144,10 @@ type Settings struct {
 	DisableProxyTool bool `json:"disableProxyTool,omitempty"`
 	// Output bounds what a tool result puts in front of the model.
 	Output *OutputLimits `json:"output,omitempty"`
+	// OutputGuardOff is seed 002's "outputGuard": false: tool output reaches
+	// the model uncut (controls are still removed). Its object form sets
+	// Output instead.
+	OutputGuardOff bool `json:"outputGuardOff,omitempty"`
 }
 
 // OutputLimits bound a tool result's preview; nil fields take defaults.

@@ -19,9 +19,10 @@ import (
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 )
 
-// noJSON are the commands without a --json form: the groups, and the demo
-// (a tour for people, which refuses --json).
-var noJSON = map[string]bool{"runtime": true, "runtime config": true, "runtime events": true, "runtime demo": true}
+// noJSON are the commands without a --json form: the groups, the demo (a
+// tour for people, which refuses --json), and the sidecar (its JSON lines
+// are docs/sidecar.schema.json's, checked by session_test.go).
+var noJSON = map[string]bool{"runtime": true, "runtime config": true, "runtime events": true, "runtime demo": true, "runtime session": true}
 
 // schemaFile is the JSON Schema of a command's --json output in docs/json.
 func schemaFile(path string) string {

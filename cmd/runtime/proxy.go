@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/messages"
 )
 
 // proxyCommands are the proxy tool's modes that the core commands (status,
@@ -103,19 +104,15 @@ func promptsCmd(g *globals) *cobra.Command {
 
 func promptCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use: "prompt SERVER NAME [ARG=VALUE...]", Short: "render a server's prompt with arguments", Args: cobra.MinimumNArgs(2),
+		Use: "prompt SERVER NAME [VALUE | ARG=VALUE...]", Short: "render a server's prompt with arguments (positional, in declaration order, or by name)", Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			values := map[string]string{}
-			for _, kv := range args[2:] {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return usage("prompt arguments are NAME=VALUE, not %q", kv)
-				}
-				values[k] = v
-			}
 			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
-				res, err := rt.GetPrompt(cmd.Context(), args[0], args[1], values)
-				if err != nil {
+				res, err := rt.GetPromptWords(cmd.Context(), args[0], args[1], args[2:])
+				switch k := messages.KindOf(err); {
+				case err == nil:
+				case k == messages.KindInvalidArgs || k == messages.KindServerNotFound || k == messages.KindConfig:
+					return usage("%s", err.Error())
+				default:
 					return failed(err.Error())
 				}
 				if g.json {

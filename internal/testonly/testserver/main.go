@@ -52,6 +52,7 @@ type config struct {
 	extraTools    int
 	instructions  string
 	name          string
+	script        string
 
 	events            bool
 	eventsHeartbeatMs int
@@ -98,6 +99,16 @@ func Main(args []string) int {
 	}
 	defer ev.Close()
 	cfg.methods = ev.Add(exampleMethods())
+	if cfg.script != "" {
+		sc, err := loadScript(cfg.script)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "testserver:", err)
+			return 2
+		}
+		for k, h := range sc.methods() {
+			cfg.methods[k] = h
+		}
+	}
 	srv := newServer(cfg)
 	if cfg.events {
 		srv.AddTools(eventTools(ev)...)
@@ -137,6 +148,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&cfg.extraTools, "extra-tools", 0, "add N dummy tools named extra_000...")
 	fs.StringVar(&cfg.instructions, "instructions", "", "server instructions")
 	fs.StringVar(&cfg.name, "name", "testserver", "server name")
+	fs.StringVar(&cfg.script, "script", "", "serve the catalog and answers of this JSON file (Script) instead of the built-in tools")
 	fs.BoolVar(&cfg.events, "events", false, "add the events tools (events_emit, events_fault, events_arm, events_streams)")
 	fs.IntVar(&cfg.eventsHeartbeatMs, "events-heartbeat-ms", 30000, "heartbeat interval of event streams (0: none)")
 	fs.IntVar(&cfg.eventsRetention, "events-retention", eventsrv.DefaultMaxEvents, "occurrences retained per event type")

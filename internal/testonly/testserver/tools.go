@@ -27,6 +27,9 @@ const maxBig = 1 << 30
 // newServer builds the MCP server with every test tool.
 func newServer(cfg config) *server.MCPServer {
 	opts := []server.ServerOption{server.WithToolCapabilities(true)}
+	if cfg.script != "" {
+		opts = append(opts, server.WithResourceCapabilities(false, true), server.WithPromptCapabilities(true))
+	}
 	if cfg.instructions != "" {
 		opts = append(opts, server.WithInstructions(cfg.instructions))
 	}
