@@ -28,6 +28,9 @@ const (
 	modJSONSchema = "github.com/santhosh-tekuri/jsonschema/v6"
 	modFsnotify   = "github.com/fsnotify/fsnotify"
 	modFlock      = "github.com/gofrs/flock"
+	modOAuth2     = "golang.org/x/oauth2"
+	modJOSE       = "github.com/go-jose/go-jose/v4"
+	modKeyring    = "github.com/zalando/go-keyring"
 )
 
 // layer is one row of docs/architecture.md's package table: what a package
@@ -47,6 +50,7 @@ var layers = map[string]layer{
 	"clientside":                   {nil, "clientside is pure: the client side of MCP's decisions (elicitation forms, answers, sampling checks); standard library only"},
 	"extension":                    {[]string{"messages"}, "extension is pure: the protocol-extension API's decisions, no I/O, actors or transports"},
 	"catalog":                      {[]string{"messages", "config", modJSONSchema, modFlock}, "catalog owns metadata and ranking: no actors, no transports"},
+	"auth":                         {[]string{"messages", "clock", modOAuth2, modJOSE, modKeyring}, "auth is the OAuth client: discovery, grants and token stores; no actors, no transports"},
 	"transports":                   {[]string{"messages", "clock", "config", "internal/jsonscan", modMCP}, "transports must not know actors, supervision or protoactor"},
 	"actors":                       {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", modProtoactor, modBackoff, modLRU}, "actors may use every lower layer, never tools, the root package, cmd or demoserver"},
 	"tools":                        {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config"}, "tools talk to actors through typed messages; never to transports or protoactor"},
@@ -67,7 +71,7 @@ var layers = map[string]layer{
 var pure = []string{"eventstream", "supervisor", "extension", "clientside"}
 
 // goroutineOwners may contain go statements.
-var goroutineOwners = []string{"transports", "actors", "cmd/runtime", "demoserver", "internal/testonly/testserver", "internal/testonly/testenv", "internal/mcpline", "simtests"}
+var goroutineOwners = []string{"auth", "transports", "actors", "cmd/runtime", "demoserver", "internal/testonly/testserver", "internal/testonly/testenv", "internal/mcpline", "simtests"}
 
 type listedPackage struct {
 	ImportPath string
