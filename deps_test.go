@@ -25,7 +25,7 @@ const (
 	modShlex      = "github.com/google/shlex"
 	modHujson     = "github.com/tailscale/hujson"
 	modTOML       = "github.com/BurntSushi/toml"
-	modJSONSchema = "github.com/santhosh-tekuri/jsonschema/v6"
+	modJSONSchema = "github.com/google/jsonschema-go"
 	modFsnotify   = "github.com/fsnotify/fsnotify"
 	modFlock      = "github.com/gofrs/flock"
 	modOAuth2     = "golang.org/x/oauth2"

@@ -34,6 +34,12 @@ type Options struct {
 	// AgentDir holds the runtime's own files (metadata cache, overrides).
 	// Default: $MCPRT_AGENT_DIR, else ~/.mcprt/agent.
 	AgentDir string
+	// ResultDir is where a full result cut by the output guard is saved
+	// (one file each, mode 0600, in a directory of mode 0700 that outlives
+	// the process; the oldest are removed once the files pass 256 MiB or
+	// 7 days). Default: $MCPRT_RESULT_DIR, else tools.DefaultResultDir()
+	// (~/.cache/mcprt/results on Linux).
+	ResultDir string
 	// WorkDir is where project configuration (.mcp.json) is looked up.
 	// Default: the process's working directory.
 	WorkDir string

@@ -19,6 +19,10 @@ import (
 // a server's tools, "srv/tool" one tool, "__none__" none (comma-separated).
 const EnvDirectTools = "MCPRT_DIRECT_TOOLS"
 
+// EnvResultDir names the directory for saved full results when
+// Options.ResultDir is empty.
+const EnvResultDir = "MCPRT_RESULT_DIR"
+
 // toolSurface is the agent-facing tool set at one catalog version.
 type toolSurface struct {
 	mu sync.Mutex
@@ -167,7 +171,11 @@ func (s *toolSurface) noticesLocked(surf tools.Surface) ([]messages.Notice, []co
 
 // toolOptions is what the tools need of the configuration.
 func toolOptions(opts Options, eff *config.Effective) tools.Options {
-	return tools.Options{Servers: eff.Servers, Settings: eff.Settings, HostTools: opts.HostTools, DirectEnv: os.Getenv(EnvDirectTools)}
+	results := opts.ResultDir
+	if results == "" {
+		results = os.Getenv(EnvResultDir)
+	}
+	return tools.Options{Servers: eff.Servers, Settings: eff.Settings, HostTools: opts.HostTools, DirectEnv: os.Getenv(EnvDirectTools), ResultDir: results}
 }
 
 // reservedNames maps the names direct tools must not take to who has them.

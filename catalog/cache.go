@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -115,7 +116,9 @@ func (f *CacheFile) Lookup(server, hash string, now time.Time) (CachedServer, bo
 // temporary file beside it and renames it over the old one, so concurrent
 // writers (other runtimes, other processes) each keep their servers and a
 // reader never sees a half-written file. The directory is created with mode
-// 0700 and the file is written with mode 0600.
+// 0700 and the file is written with mode 0600. The lock file is opened with
+// O_NOFOLLOW: a symbolic link in its place is refused with a clear error,
+// never followed (another user could point it at a file of ours).
 func WriteCache(path, server, hash string, e Entry, now time.Time) error {
 	return updateCache(path, now, func(f *CacheFile) {
 		f.Servers[server] = CachedServer{ConfigHash: hash, CachedAt: now.UnixMilli(), Entry: e}
@@ -129,8 +132,12 @@ func updateCache(path string, now time.Time, change func(*CacheFile)) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("catalog: cannot create the cache directory %s", dir)
 	}
-	lock := flock.New(path + ".lock")
+	lock := flock.New(path+".lock",
+		flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
 	if err := lock.Lock(); err != nil {
+		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
+			return fmt.Errorf("catalog: the cache lock file %s is a symbolic link; refusing to follow it (remove it to write the cache)", path+".lock")
+		}
 		return fmt.Errorf("catalog: cannot lock the cache %s: %w", path, err)
 	}
 	defer lock.Unlock()

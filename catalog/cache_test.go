@@ -186,3 +186,35 @@ func TestFingerprintIgnoresSpacingNotContent(t *testing.T) {
 		t.Fatalf("fingerprints %s %s %s", a.Fingerprint, b.Fingerprint, c.Fingerprint)
 	}
 }
+
+// TestCacheLockRefusesSymlink: a symbolic link in place of the lock file is
+// refused with a clear error; the file it points at is neither created nor
+// touched.
+func TestCacheLockRefusesSymlink(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, CacheFileName)
+	target := filepath.Join(dir, "elsewhere")
+	if err := os.Symlink(target, path+".lock"); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteCache(path, "s", "h", Entry{}, time.Unix(1_800_000_000, 0))
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("WriteCache through a symlinked lock: err = %v, want a symbolic-link refusal", err)
+	}
+	if _, serr := os.Lstat(target); !os.IsNotExist(serr) {
+		t.Fatalf("the symlink's target was created (lstat err %v)", serr)
+	}
+	if _, serr := os.Stat(path); !os.IsNotExist(serr) {
+		t.Fatalf("the cache was written despite the refused lock (stat err %v)", serr)
+	}
+	// A dangling symlink to an existing file: the file keeps its content.
+	if err := os.WriteFile(target, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCache(path, "s", "h", Entry{}, time.Unix(1_800_000_000, 0)); err == nil {
+		t.Fatal("WriteCache through a symlink to an existing file succeeded")
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Fatalf("target changed: %q", b)
+	}
+}

@@ -1,14 +1,12 @@
 package catalog
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // OutputSchemas validates structuredContent against tools' output schemas
@@ -22,7 +20,7 @@ type OutputSchemas struct {
 }
 
 type compiledSchema struct {
-	schema *jsonschema.Schema
+	schema *jsonschema.Resolved
 	err    error
 }
 
@@ -35,23 +33,24 @@ var ErrOutputSchema = errors.New("catalog: structured content does not match the
 
 // Validate checks structured against schema. key identifies the schema
 // (the tool's fingerprint); an empty key compiles without memo. The error
-// wraps ErrOutputSchema and says, in one line, where the content failed.
+// wraps ErrOutputSchema and says, in one line of words, where the content
+// failed and what was expected there.
 func (o *OutputSchemas) Validate(key string, schema, structured json.RawMessage) error {
 	sch, err := o.compile(key, schema)
 	if err != nil {
 		return fmt.Errorf("%w: the tool's output schema is not usable", ErrOutputSchema)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(structured))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal(structured, &inst); err != nil {
 		return fmt.Errorf("%w: structuredContent is not valid JSON", ErrOutputSchema)
 	}
-	if err := sch.Validate(inst); err != nil {
-		return fmt.Errorf("%w: %s", ErrOutputSchema, describeValidation(err))
+	if err := validateInstance(sch, inst); err != nil {
+		return fmt.Errorf("%w: %s", ErrOutputSchema, describeFailure(sch.Schema(), inst, err))
 	}
 	return nil
 }
 
-func (o *OutputSchemas) compile(key string, schema json.RawMessage) (*jsonschema.Schema, error) {
+func (o *OutputSchemas) compile(key string, schema json.RawMessage) (*jsonschema.Resolved, error) {
 	if key == "" {
 		return compileSchema(schema)
 	}
@@ -73,23 +72,4 @@ func (o *OutputSchemas) compile(key string, schema json.RawMessage) (*jsonschema
 	o.compiled[key] = c
 	o.mu.Unlock()
 	return c.schema, c.err
-}
-
-// describeValidation folds a validation error into one line naming the
-// first failing location.
-func describeValidation(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return "validation failed"
-	}
-	leaf := ve
-	for len(leaf.Causes) > 0 {
-		leaf = leaf.Causes[0]
-	}
-	loc := "/" + strings.Join(leaf.InstanceLocation, "/")
-	msg := strings.Join(strings.Fields(fmt.Sprint(leaf.ErrorKind)), " ")
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return fmt.Sprintf("at %s: %s", loc, msg)
 }

@@ -3,14 +3,11 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Schema dialects.
@@ -271,29 +268,4 @@ func safeKeyword(k string) string {
 		}
 		return r
 	}, k)
-}
-
-// refuseLoader refuses every external reference: a server's schema never
-// makes the runtime read a file or fetch a URL.
-type refuseLoader struct{}
-
-func (refuseLoader) Load(string) (any, error) {
-	return nil, errors.New("external schema references are not loaded")
-}
-
-// compileSchema compiles a schema as its $schema says (2020-12 when it
-// says nothing), with external references refused.
-func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refuseLoader{})
-	const loc = "urn:mcprt:schema"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(loc)
 }

@@ -114,3 +114,59 @@ func TestCatalogLimits(t *testing.T) {
 		t.Fatalf("brackets inside a string counted as nesting: %v", err)
 	}
 }
+
+// Every output-schema failure is one line of words naming where and what;
+// none of it is Go syntax.
+func TestOutputSchemaFailureWords(t *testing.T) {
+	var o OutputSchemas
+	for _, c := range []struct{ schema, value, want string }{
+		{`{"type":"object","properties":{"n":{"type":"integer"}}}`, `{"n":"x"}`, `/n: expected integer, got string`},
+		{`{"type":"object","properties":{"n":{"type":"integer"}}}`, `{"n":1.5}`, `/n: expected integer, got number`},
+		{`{"type":"object","required":["n"]}`, `{}`, `/: missing the required property "n"`},
+		{`{"type":"object"}`, `[1,2]`, `/: expected object, got array`},
+		{`{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{"enum":["x","y"]}}}}}}`,
+			`{"a":[{"b":"x"},{"b":"z"}]}`, `/a/1/b: expected one of ["x","y"], got "z"`},
+		{`{"type":"object","additionalProperties":false,"properties":{"a":{}}}`, `{"a":1,"b/c":{"k":[1]}}`, `/: unexpected property "b/c"`},
+		{`{"type":"object","properties":{"s":{"type":"string","maxLength":2}}}`, `{"s":"abc"}`, `/s: expected at most 2 characters, got 3`},
+		{`{"type":"object","properties":{"s":{"type":"string","pattern":"^a"}}}`, `{"s":"b"}`, `/s: the string does not match the pattern "^a"`},
+		{`{"type":"object","properties":{"n":{"minimum":3}}}`, `{"n":2}`, `/n: 2 is less than the minimum 3`},
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"type":"integer","exclusiveMinimum":0}}}`, `{"n":0}`, `/n: 0 is not more than 0`},
+		{`{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`, `{"v":{"x":[1]}}`, `/v: matches none of the 2 alternatives (anyOf)`},
+		{`{"type":"object","properties":{"v":{"$ref":"#/$defs/d"}},"$defs":{"d":{"type":"string"}}}`, `{"v":{"x":[1]}}`, `the value fails the schema's type rule (at schema location /$defs/d)`},
+		{`{"type":"object","properties":{"e\u001b[31m":{"type":"string"}}}`, `{"e\u001b[31m":1}`, `/e: expected string, got integer`},
+	} {
+		err := o.Validate("", json.RawMessage(c.schema), json.RawMessage(c.value))
+		if err == nil {
+			t.Errorf("%s against %s: valid", c.value, c.schema)
+			continue
+		}
+		msg := strings.TrimPrefix(err.Error(), ErrOutputSchema.Error()+": ")
+		if msg != c.want {
+			t.Errorf("%s against %s:\n got %q\nwant %q", c.value, c.schema, msg, c.want)
+		}
+		for _, bad := range []string{"&{", "map[", "%!", "<nil>", "[]interface", "\x1b"} {
+			if strings.Contains(err.Error(), bad) {
+				t.Errorf("%q holds Go syntax or a control character %q", err, bad)
+			}
+		}
+	}
+}
+
+func TestOutputSchemaDialects(t *testing.T) {
+	var o OutputSchemas
+	for _, c := range []struct {
+		schema, value string
+		ok            bool
+	}{
+		{`{"$schema":"http://json-schema.org/draft/2020-12/schema","type":"object"}`, `{}`, true},
+		{`{"$schema":"https://json-schema.org/draft-07/schema","type":"object"}`, `{}`, true},
+		{`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`, `{}`, false},
+		{`{"type":"object","properties":{"a":{"type":"nonsense"}}}`, `{}`, false},
+		{`{"type":"object","properties":{"a":{"type":"string","pattern":"("}}}`, `{}`, false},
+	} {
+		err := o.Validate("", json.RawMessage(c.schema), json.RawMessage(c.value))
+		if (err == nil) != c.ok {
+			t.Errorf("%s: %v", c.schema, err)
+		}
+	}
+}

@@ -39,8 +39,14 @@
 //
 // read_file and list_files are confined to [Options.Root]: read_file refuses
 // absolute paths, paths with ".." that leave the root, symlinks that resolve
-// outside it, non-regular files, files over [MaxFileSize] and non-UTF-8
-// content, each with a tool error result (isError) saying why.
+// outside it (and absolute symlinks), non-regular files, files over
+// [MaxFileSize] and non-UTF-8 content, each with a tool error result
+// (isError) saying why. Every file access (reads, listings, the fs.changed
+// scan, the state directory's files, through internal/eventsrv too) goes
+// through an [os.Root], so the kernel resolves each path inside its
+// directory: a symlink swapped while a file is being opened cannot lead out
+// of it (TestReadFileSymlinkSwapRace swaps a directory for a link to the
+// outside 20,000 times over while reading).
 //
 // Concurrency contract: the server is safe for concurrent use.
 // [ServeStdio] reads and dispatches lines in order on one goroutine,

@@ -61,7 +61,7 @@ func newEvents(opts Options, root files) (*eventsrv.Server, *fsWatch, error) {
 		_, _ = srv.Post(f, eventsrv.Target{Name: EventFSChanged}) // not Inject: the watch's lock is held
 	}
 	if opts.StateDir != "" {
-		w.state = filepath.Join(opts.StateDir, snapshotFile)
+		w.stateDir = opts.StateDir
 		if abs, err := filepath.Abs(opts.StateDir); err == nil {
 			w.skip = abs
 			if real, err := filepath.EvalSymlinks(abs); err == nil {

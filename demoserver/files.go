@@ -4,21 +4,45 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
 // MaxFileSize is the largest file read_file returns, in bytes.
 const MaxFileSize = 1 << 20
 
-// files confines read_file and list_files to one root directory.
+// files confines read_file, list_files and the fs.changed scan to one root
+// directory. Every access goes through an [os.Root] opened on it, so no
+// path, symbolic link or ".." can reach outside the root, even while the
+// tree changes under the server (a symlink swapped between a check and the
+// open is resolved by the kernel inside the root, never by name twice).
+// Symbolic links inside the tree are followed only while they stay in the
+// root; absolute links are refused.
 type files struct {
 	root string // as configured; empty means the current directory
 }
 
+// open opens the root directory.
+func (f files) open() (*os.Root, error) {
+	root := f.root
+	if root == "" {
+		root = "."
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("root directory: %w", err)
+	}
+	return r, nil
+}
+
 // resolvedRoot returns the root as an absolute path with symlinks resolved.
+// It names the root (to find the state directory inside it); it is never
+// used to open a file.
 func (f files) resolvedRoot() (string, error) {
 	root := f.root
 	if root == "" {
@@ -35,53 +59,59 @@ func (f files) resolvedRoot() (string, error) {
 	return real, nil
 }
 
-// within reports whether path is root itself or lies below it.
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	if err != nil {
-		return false
-	}
-	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-// resolve maps a client-supplied relative path to a real path inside the root.
-func (f files) resolve(name string) (string, error) {
+// clean checks a client-supplied path and returns it cleaned, relative to
+// the root.
+func clean(name string) (string, error) {
 	if name == "" {
 		return "", errors.New("path is empty")
 	}
 	if filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.VolumeName(name) != "" {
 		return "", fmt.Errorf("%q is absolute: give a path relative to the root directory", name)
 	}
-	clean := filepath.Clean(name)
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+	c := filepath.Clean(name)
+	if c == ".." || strings.HasPrefix(c, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%q leaves the root directory", name)
 	}
-	root, err := f.resolvedRoot()
-	if err != nil {
-		return "", err
+	return c, nil
+}
+
+// escapes reports whether err is os.Root's refusal of a path that leads
+// outside it (the error itself is not exported).
+func escapes(err error) bool {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(root, clean))
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%q does not exist", name)
-		}
-		return "", fmt.Errorf("%q: %w", name, err)
-	}
-	if !within(root, real) {
-		return "", fmt.Errorf("%q resolves outside the root directory", name)
-	}
-	return real, nil
+	return err != nil && strings.Contains(err.Error(), "escapes")
 }
 
 // read returns the text of the file name, relative to the root.
 func (f files) read(name string) (string, error) {
-	real, err := f.resolve(name)
+	c, err := clean(name)
 	if err != nil {
 		return "", err
 	}
-	info, err := os.Stat(real)
+	root, err := f.open()
 	if err != nil {
-		return "", fmt.Errorf("%q: %w", name, err)
+		return "", err
+	}
+	defer root.Close()
+	// O_NONBLOCK: opening a FIFO must not wait for a writer; the file is
+	// then refused as not regular.
+	file, err := root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	switch {
+	case err == nil:
+	case errors.Is(err, os.ErrNotExist):
+		return "", fmt.Errorf("%q does not exist", name)
+	case escapes(err):
+		return "", fmt.Errorf("%q resolves outside the root directory", name)
+	default:
+		return "", fmt.Errorf("%q: %w", name, unwrapPath(err))
+	}
+	defer file.Close()
+	info, err := file.Stat() // the opened file itself: no second lookup by name
+	if err != nil {
+		return "", fmt.Errorf("%q: %w", name, unwrapPath(err))
 	}
 	if !info.Mode().IsRegular() {
 		return "", fmt.Errorf("%q is not a regular file", name)
@@ -89,14 +119,9 @@ func (f files) read(name string) (string, error) {
 	if info.Size() > MaxFileSize {
 		return "", fmt.Errorf("%q is %d bytes; the limit is %d", name, info.Size(), MaxFileSize)
 	}
-	file, err := os.Open(real)
-	if err != nil {
-		return "", fmt.Errorf("%q: %w", name, err)
-	}
-	defer file.Close()
 	data, err := io.ReadAll(io.LimitReader(file, MaxFileSize+1))
 	if err != nil {
-		return "", fmt.Errorf("%q: %w", name, err)
+		return "", fmt.Errorf("%q: %w", name, unwrapPath(err))
 	}
 	if len(data) > MaxFileSize {
 		return "", fmt.Errorf("%q is larger than %d bytes", name, MaxFileSize)
@@ -107,19 +132,31 @@ func (f files) read(name string) (string, error) {
 	return string(data), nil
 }
 
+// unwrapPath drops a PathError's absolute path (the client gave its own).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // list returns the sorted names in the root directory.
 func (f files) list() ([]string, error) {
-	root, err := f.resolvedRoot()
+	root, err := f.open()
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(root)
+	defer root.Close()
+	dir, err := root.Open(".")
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, e.Name())
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return nil, err
 	}
+	slices.Sort(names)
 	return names, nil
 }

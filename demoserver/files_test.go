@@ -108,3 +108,81 @@ func TestDefaultRootIsWorkingDirectory(t *testing.T) {
 		t.Fatalf("read = %q, %v", got, err)
 	}
 }
+
+// TestReadFileSymlinkSwapRace swaps a directory of the root with a
+// symbolic link to a directory outside it, over and over, while read_file
+// reads a file below it: no read may ever return the outside file.
+// (Resolving the links and then opening the resolved path by name returned
+// the outside file whenever the swap fell between the two.)
+func TestReadFileSymlinkSwapRace(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	for _, d := range []string{filepath.Join(root, "sub"), filepath.Join(dir, "outside")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(filepath.Join(root, "sub", "x.txt"), "inside")
+	mustWrite(filepath.Join(dir, "outside", "x.txt"), "secret")
+	if err := os.Symlink(filepath.Join(dir, "outside"), filepath.Join(dir, "probe")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	sub, kept := filepath.Join(root, "sub"), filepath.Join(root, ".kept")
+	done := make(chan struct{})
+	swapped := make(chan error, 1)
+	go func() {
+		var err error
+		defer func() { swapped <- err }()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			// sub becomes a link to the outside directory, then a directory again.
+			if err = os.Rename(sub, kept); err != nil {
+				return
+			}
+			if err = os.Symlink(filepath.Join(dir, "outside"), sub); err != nil {
+				return
+			}
+			if err = os.Remove(sub); err != nil {
+				return
+			}
+			if err = os.Rename(kept, sub); err != nil {
+				return
+			}
+		}
+	}()
+	const reads = 20000
+	f := files{root: root}
+	var inside, leaked int
+	for range reads {
+		got, err := f.read("sub/x.txt")
+		switch {
+		case err == nil && got == "secret":
+			leaked++
+		case err == nil && got == "inside":
+			inside++
+		case err != nil && !strings.Contains(err.Error(), "outside the root") && !strings.Contains(err.Error(), "does not exist") &&
+			!strings.Contains(err.Error(), "not a directory"): // the link vanished while being followed
+			t.Errorf("read: unexpected error %v", err)
+		}
+	}
+	close(done)
+	if err := <-swapped; err != nil {
+		t.Fatal(err)
+	}
+	if leaked > 0 {
+		t.Fatalf("%d of %d reads returned the file outside the root (%d inside)", leaked, reads, inside)
+	}
+	if inside == 0 {
+		t.Fatal("no read found the inside file: the swap never raced the reads")
+	}
+	t.Logf("%d reads while swapping: %d inside, 0 outside", reads, inside)
+}

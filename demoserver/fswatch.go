@@ -47,13 +47,13 @@ type fsChange struct {
 // directory's, after a restart), so changes made meanwhile are published
 // then, before the opening stream takes its position.
 type fsWatch struct {
-	files   files
-	clk     clock.Clock
-	every   time.Duration
-	state   string // the snapshot file, or ""
-	skip    string // a directory not to scan (the state directory), or ""
-	publish func(fsChange)
-	report  func(error) // a scan failed (nil: it works again)
+	files    files
+	clk      clock.Clock
+	every    time.Duration
+	stateDir string // the state directory keeping the snapshot file, or ""
+	skip     string // the state directory's real path (not scanned when inside the root), or ""
+	publish  func(fsChange)
+	report   func(error) // a scan failed (nil: it works again)
 
 	mu      sync.Mutex
 	snap    map[string]fileState // the last scan; nil before the first; guarded by mu
@@ -67,10 +67,8 @@ func (w *fsWatch) start() (stop func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.running = true
-	if w.snap == nil && w.state != "" {
-		if b, err := os.ReadFile(w.state); err == nil {
-			_ = json.Unmarshal(b, &w.snap)
-		}
+	if w.snap == nil {
+		w.load()
 	}
 	w.scanLocked()
 	w.armLocked()
@@ -131,34 +129,36 @@ func (w *fsWatch) scanLocked() {
 	}
 }
 
-// scan walks the root (not following symbolic links) and returns its
-// regular files, at most MaxWatched of them.
+// scan walks the root through an [os.Root] (not following symbolic links;
+// nothing outside the root is ever looked at) and returns its regular
+// files, at most MaxWatched of them.
 func (w *fsWatch) scan() (map[string]fileState, error) {
-	root, err := w.files.resolvedRoot()
+	root, err := w.files.open()
 	if err != nil {
 		return nil, err
 	}
+	defer root.Close()
+	skip := w.skipRel()
 	out := map[string]fileState{}
 	errFull := errors.New("full")
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == root {
+			if p == "." {
 				return err
 			}
 			return nil // a file that vanished mid-scan, or an unreadable directory
 		}
-		if d.IsDir() && w.skip != "" && p == w.skip {
-			return filepath.SkipDir
+		if d.IsDir() && skip != "" && p == skip {
+			return fs.SkipDir
 		}
 		if !d.Type().IsRegular() {
 			return nil
 		}
 		info, err := d.Info()
-		if err != nil {
+		if err != nil || !info.Mode().IsRegular() {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(rel)] = fileState{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Mode: uint32(info.Mode())}
+		out[p] = fileState{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Mode: uint32(info.Mode())}
 		if len(out) >= MaxWatched {
 			return errFull
 		}
@@ -170,18 +170,57 @@ func (w *fsWatch) scan() (map[string]fileState, error) {
 	return out, nil
 }
 
-// save writes the snapshot to the state directory (best effort).
+// skipRel returns the state directory's path relative to the root, with
+// forward slashes, when it lies inside the root ("" otherwise).
+func (w *fsWatch) skipRel() string {
+	if w.skip == "" {
+		return ""
+	}
+	root, err := w.files.resolvedRoot()
+	if err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(root, w.skip)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// load reads the last snapshot from the state directory (best effort).
+func (w *fsWatch) load() {
+	if w.stateDir == "" {
+		return
+	}
+	dir, err := os.OpenRoot(w.stateDir)
+	if err != nil {
+		return
+	}
+	defer dir.Close()
+	if b, err := dir.ReadFile(snapshotFile); err == nil {
+		_ = json.Unmarshal(b, &w.snap)
+	}
+}
+
+// save writes the snapshot to the state directory (best effort), through an
+// [os.Root]: a symbolic link planted there is not followed out of it.
 func (w *fsWatch) save() {
-	if w.state == "" {
+	if w.stateDir == "" {
 		return
 	}
 	b, err := json.Marshal(w.snap)
 	if err != nil {
 		return
 	}
-	tmp := w.state + ".tmp"
-	if os.WriteFile(tmp, b, 0o600) == nil {
-		_ = os.Rename(tmp, w.state)
+	dir, err := os.OpenRoot(w.stateDir)
+	if err != nil {
+		return
+	}
+	defer dir.Close()
+	tmp := snapshotFile + ".tmp"
+	_ = dir.Remove(tmp) // a leftover (or a planted link) is replaced, never written through
+	if dir.WriteFile(tmp, b, 0o600) == nil {
+		_ = dir.Rename(tmp, snapshotFile)
 	}
 }
 

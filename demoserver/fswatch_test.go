@@ -30,7 +30,7 @@ func newWatchRig(t *testing.T, root, state string) *watchRig {
 		r.reports = append(r.reports, errString(err))
 	}}
 	if state != "" {
-		r.w.state = filepath.Join(state, snapshotFile)
+		r.w.stateDir = state
 	}
 	return r
 }
@@ -121,6 +121,49 @@ func TestFSWatchState(t *testing.T) {
 	if len(r2.changes) != 1 || r2.changes[0] != `{"path":"c.txt","change":"created","size":1}` {
 		t.Fatalf("after a restart: %q", r2.changes)
 	}
+}
+
+// TestFSWatchStateNoSymlink: a symbolic link planted in the state
+// directory in place of the snapshot is neither read nor written through.
+func TestFSWatchStateNoSymlink(t *testing.T) {
+	root, state, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	planted := filepath.Join(outside, "snap.json")
+	const fake = `{"ghost.txt":{"size":1,"modTime":1,"mode":420}}`
+	if err := os.WriteFile(planted, []byte(fake), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(planted, filepath.Join(state, snapshotFile)); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	r := newWatchRig(t, root, state)
+	r.write("a.txt", "a")
+	stop := r.w.start()
+	defer stop()
+	if len(r.changes) != 0 {
+		t.Fatalf("the planted snapshot was read: %q", r.changes)
+	}
+	r.write("b.txt", "b")
+	r.expect(`{"path":"b.txt","change":"created","size":1}`)
+	if b, _ := os.ReadFile(planted); string(b) != fake {
+		t.Fatalf("the snapshot was written through the link: %s", b)
+	}
+}
+
+// TestFSWatchStaysInRoot: a symbolic link to a directory outside the root
+// is not followed by the scan.
+func TestFSWatchStaysInRoot(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	r := newWatchRig(t, root, "")
+	stop := r.w.start()
+	defer stop()
+	if err := os.WriteFile(filepath.Join(outside, "x.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.write("in.txt", "i")
+	r.expect(`{"path":"in.txt","change":"created","size":1}`)
 }
 
 func TestMatchFS(t *testing.T) {

@@ -44,7 +44,15 @@ var (
 
 func TestMain(m *testing.M) {
 	testserver.MainIfRequested()
-	os.Exit(m.Run())
+	// Saved full results go to a directory of this run, not the user's.
+	results, err := os.MkdirTemp("", "mcprt-results-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(mcprt.EnvResultDir, results)
+	code := m.Run()
+	os.RemoveAll(results)
+	os.Exit(code)
 }
 
 // recDialer decorates the real dialer and records dials, their results and

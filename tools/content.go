@@ -172,7 +172,7 @@ func (m *MCP) guard(res Result, text string, raw json.RawMessage, omitted bool) 
 		res.Text = text
 		return res
 	}
-	path, err := saveFull(raw)
+	path, err := m.results.save(raw)
 	if err != nil {
 		res.Text = preview + "\n\n[The full result could not be saved: " + err.Error() + "]"
 		return res

@@ -189,7 +189,7 @@ func newFakeRig(t *testing.T, fs map[string]*fakeServer, cfgs []config.Server, s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sys.Close() })
-	return &fakeRig{t: t, ctx: ctx, sys: sys, m: NewMCP(sys, Options{Servers: cfgs, Settings: set}), fs: fs}
+	return &fakeRig{t: t, ctx: ctx, sys: sys, m: NewMCP(sys, Options{Servers: cfgs, Settings: set, ResultDir: t.TempDir()}), fs: fs}
 }
 
 func (r *fakeRig) exec(args string) Result { return r.m.Execute(r.ctx, json.RawMessage(args)) }

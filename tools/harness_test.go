@@ -98,7 +98,7 @@ func newRig(t *testing.T, names []string, flags map[string]string, edit ...func(
 		t.Fatal(err)
 	}
 	r.sys = sys
-	r.mcp = NewMCP(sys, Options{}).Tool()
+	r.mcp = NewMCP(sys, Options{ResultDir: t.TempDir()}).Tool()
 	t.Cleanup(func() {
 		if err := sys.Close(); err != nil {
 			t.Errorf("Close: %v", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/catalog"
@@ -67,6 +68,12 @@ type Options struct {
 	// "srv,srv/tool" selects direct tools instead of the configuration,
 	// "__none__" disables them.
 	DirectEnv string
+	// ResultDir is where full results cut by the output guard are saved
+	// ("": DefaultResultDir()); ResultsMaxBytes and ResultsMaxAge cap the
+	// directory (0: DefaultResultsMaxBytes, DefaultResultsMaxAge).
+	ResultDir       string
+	ResultsMaxBytes int64
+	ResultsMaxAge   time.Duration
 }
 
 // MCP is the `mcp` proxy tool (and the owner of the direct tools, which
@@ -79,6 +86,7 @@ type MCP struct {
 	views   views
 	outputs catalog.OutputSchemas
 	limits  outputLimits
+	results *resultStore
 }
 
 // NewMCP builds the proxy tool over a running actor system.

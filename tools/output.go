@@ -1,10 +1,6 @@
 package tools
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-
 	"github.com/mcprt/mcprt/config"
 )
 
@@ -46,22 +42,4 @@ func limitsFrom(o *config.OutputLimits) outputLimits {
 		l.maxDetails = *o.MaxDetailsBytes
 	}
 	return l
-}
-
-// saveFull writes a full result to result.json (mode 0600) in a new
-// private temporary directory (mode 0700) and returns its path. Nothing
-// removes it: it may hold sensitive data, and the preview points at it.
-func saveFull(raw []byte) (string, error) {
-	dir, err := os.MkdirTemp("", "mcprt-result-")
-	if err != nil {
-		return "", fmt.Errorf("tools: %w", err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return "", fmt.Errorf("tools: %w", err)
-	}
-	path := filepath.Join(dir, "result.json")
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		return "", fmt.Errorf("tools: %w", err)
-	}
-	return path, nil
 }

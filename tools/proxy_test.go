@@ -289,7 +289,7 @@ func TestStructuredContentValidation(t *testing.T) {
 	out = `{"n":"one"}`
 	res := r.exec(`{"tool":"count"}`)
 	wantCode(t, res, "tool_error")
-	if !strings.Contains(res.Text, "does not match its output schema (at /n:") {
+	if !strings.Contains(res.Text, "does not match its output schema (/n: expected integer, got string)") {
 		t.Fatalf("validation: %q", res.Text)
 	}
 	isErr = true

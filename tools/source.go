@@ -97,5 +97,5 @@ func newMCP(sys *actors.System, src source, opts Options, names []string) *MCP {
 			cfg.byName[n] = config.Server{Name: n}
 		}
 	}
-	return &MCP{sys: sys, src: src, cfg: cfg, opts: opts, limits: limitsFrom(opts.Settings.Output)}
+	return &MCP{sys: sys, src: src, cfg: cfg, opts: opts, limits: limitsFrom(opts.Settings.Output), results: newResultStore(opts, src.Clock())}
 }

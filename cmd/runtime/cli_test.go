@@ -67,7 +67,8 @@ func runCLI(t *testing.T, env []string, args ...string) outcome {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary(t), args...)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "MCPRT_AGENT_DIR="+t.TempDir())
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "MCPRT_AGENT_DIR="+t.TempDir())
 	cmd.Env = append(cmd.Env, env...)
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/google/shlex"
 	"github.com/spf13/cobra"
@@ -49,7 +48,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, interrupted, stop := interruptible()
 	defer stop()
 	g := &globals{stdout: stdout, stderr: stderr}
 	root := newRoot(g)
@@ -57,6 +56,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	// Every command has closed its runtime (stopping and reaping its
+	// servers) before ExecuteContext returns, so an interrupt's exit code
+	// is given only after the children are gone.
+	if code, ok := interrupted(); ok {
+		return code
+	}
 	if err == nil {
 		return 0
 	}
@@ -67,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	// cobra's own errors (unknown command or flag, wrong argument count).
+	// cobra's own errors (unknown flag, wrong argument count).
 	fmt.Fprintln(stderr, "runtime: "+oneLine(err.Error()))
 	return 2
 }
@@ -80,7 +85,9 @@ func newRoot(g *globals) *cobra.Command {
 		Short:         "mcprt demo CLI: connect to MCP servers and use them as an agent would",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 	}
+	root.SetVersionTemplate("runtime {{.Version}}\n")
 	f := root.PersistentFlags()
 	f.StringVar(&g.config, "config", "", "read only this configuration file")
 	f.StringVar(&g.url, "url", "", `use one ad-hoc Streamable HTTP server named "adhoc" (SSE fallback)`)
@@ -90,7 +97,17 @@ func newRoot(g *globals) *cobra.Command {
 	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g), eventsCmd(g), sessionCmd(g))
 	root.AddCommand(configCommands(g)...)
 	root.AddCommand(proxyCommands(g)...)
+	strictGroups(root)
 	return root
+}
+
+// checkURL refuses an --url that is not an absolute http or https URL.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usage("--url needs an http or https URL, e.g. --url http://127.0.0.1:8080/mcp")
+	}
+	return nil
 }
 
 // options builds the runtime's Options from the flags.
@@ -110,6 +127,9 @@ func (g *globals) options() (mcprt.Options, error) {
 	}
 	switch {
 	case g.url != "":
+		if err := checkURL(g.url); err != nil {
+			return o, err
+		}
 		o.Config = &config.File{MCPServers: map[string]config.Server{adhoc: {URL: g.url}}}
 	case g.stdio != "":
 		words, err := shlex.Split(g.stdio)

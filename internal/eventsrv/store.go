@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,8 +22,11 @@ const epochFile = "epoch"
 // line: an optional first line {"floor":N,"floorTime":T} (where retention
 // cut the log), then the entries in order. Appends go to the end; the file
 // is rewritten once it holds twice the retained count.
+//
+// Every file is opened through an [os.Root] on the directory, so a symbolic
+// link planted in it cannot send a read or a write elsewhere.
 type store struct {
-	dir   string
+	dir   *os.Root
 	files map[string]*logFile
 }
 
@@ -46,21 +48,26 @@ func openStore(dir string, r clock.Rand) (*store, string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, "", fmt.Errorf("eventsrv: state directory: %w", err)
 	}
-	path := filepath.Join(dir, epochFile)
-	b, err := os.ReadFile(path)
-	epoch := strings.TrimSpace(string(b))
-	if errors.Is(err, os.ErrNotExist) || (err == nil && epoch == "") {
-		epoch = clock.HexID(r, 8)
-		err = os.WriteFile(path, []byte(epoch+"\n"), 0o600)
-	}
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, "", fmt.Errorf("eventsrv: state directory: %w", err)
 	}
-	return &store{dir: dir, files: map[string]*logFile{}}, epoch, nil
+	b, err := root.ReadFile(epochFile)
+	epoch := strings.TrimSpace(string(b))
+	if errors.Is(err, os.ErrNotExist) || (err == nil && epoch == "") {
+		epoch = clock.HexID(r, 8)
+		err = root.WriteFile(epochFile, []byte(epoch+"\n"), 0o600)
+	}
+	if err != nil {
+		_ = root.Close()
+		return nil, "", fmt.Errorf("eventsrv: state directory: %w", err)
+	}
+	return &store{dir: root, files: map[string]*logFile{}}, epoch, nil
 }
 
+// path names name's log file inside the state directory.
 func (s *store) path(name string) string {
-	return filepath.Join(s.dir, url.PathEscape(name)+".events.jsonl")
+	return url.PathEscape(name) + ".events.jsonl"
 }
 
 // load reads name's log into l (pruned to l's retention at now) and opens
@@ -68,7 +75,7 @@ func (s *store) path(name string) string {
 // (a torn last write).
 func (s *store) load(name string, l *eventLog, now time.Time) error {
 	path := s.path(name)
-	if f, err := os.Open(path); err == nil {
+	if f, err := s.dir.Open(path); err == nil {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {
@@ -124,7 +131,9 @@ func (s *store) rewrite(name string, l *eventLog) error {
 		delete(s.files, name)
 	}
 	path := s.path(name)
-	tmp, err := os.CreateTemp(s.dir, ".events-*")
+	tmpName := "." + path + ".tmp"
+	_ = s.dir.Remove(tmpName) // a leftover (or a planted link) is replaced, never written through
+	tmp, err := s.dir.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("eventsrv: rewrite %s: %w", name, err)
 	}
@@ -143,13 +152,13 @@ func (s *store) rewrite(name string, l *eventLog) error {
 	}
 	err = errors.Join(w.Flush(), tmp.Close())
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = s.dir.Rename(tmpName, path)
 	}
 	if err != nil {
-		_ = os.Remove(tmp.Name())
+		_ = s.dir.Remove(tmpName)
 		return fmt.Errorf("eventsrv: rewrite %s: %w", name, err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := s.dir.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("eventsrv: reopen %s: %w", name, err)
 	}
@@ -157,10 +166,11 @@ func (s *store) rewrite(name string, l *eventLog) error {
 	return nil
 }
 
-// close closes the open files.
+// close closes the open files and the directory.
 func (s *store) close() {
 	for name, lf := range s.files {
 		_ = lf.f.Close()
 		delete(s.files, name)
 	}
+	_ = s.dir.Close()
 }

@@ -23,15 +23,19 @@ import (
 // print every server as cached, exit. Nothing is connected. It reports the
 // median and 99th-percentile wall time of one run, the median CPU time
 // (user + system) of one run, which a loaded machine inflates less, and the
-// median of `runtime --help` (process start alone) measured alternately:
+// median of `runtime --help` (process start alone) measured alternately.
+// MCPRT_BENCH_BINARY names a binary to measure instead of this tree's:
 //
-//	go test ./internal/bench -run '^$' -bench StatusCold32 -benchtime 40x
+//	go test ./internal/testonly/bench -run '^$' -bench StatusCold32 -benchtime 40x
 func BenchmarkStatusCold32(b *testing.B) {
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "runtime")
-	root, _ := filepath.Abs("../..")
-	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "runtime")).CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
+	bin := os.Getenv("MCPRT_BENCH_BINARY") // a binary built elsewhere, to compare commits
+	if bin == "" {
+		bin = filepath.Join(dir, "runtime")
+		root, _ := filepath.Abs("../../..")
+		if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "runtime")).CombinedOutput(); err != nil {
+			b.Fatalf("build: %v\n%s", err, out)
+		}
 	}
 	cfgPath, agent := statusFixture(b, dir)
 	var cpu []time.Duration // user + system time of each status process
