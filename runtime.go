@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcprt/mcprt/actors"
+	"github.com/mcprt/mcprt/auth"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/supervisor"
@@ -53,6 +54,8 @@ type Runtime struct {
 	host   *hostCalls
 	events Tool // mcp_events
 
+	authorizers map[string]*auth.Authorizer // by server name; read-only after Start
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -88,6 +91,10 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 				rt.host.notify(context.Background(), messages.Notice{Level: messages.NoticeInfo, Server: server, Text: "stderr: " + line})
 			}}
 		dialer = rt.dialer
+	}
+	rt.authorizers = buildAuthorizers(eff, opts, rt.host)
+	if rt.dialer != nil {
+		rt.dialer.HTTPAuth = rt.httpAuth
 	}
 	name, version := opts.ClientName, opts.ClientVersion
 	if name == "" {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
 )
 
 // defaultTimeout bounds one authorization's HTTP traffic.
@@ -92,6 +93,16 @@ func (e *Error) Error() string {
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
+
+// As lets errors.As see the failure as the runtime's auth_required error,
+// which is how it crosses the transports (they know nothing of auth).
+func (e *Error) As(target any) bool {
+	m, ok := target.(**messages.Error)
+	if ok {
+		*m = &messages.Error{Kind: messages.KindAuthRequired, Server: e.Server, Message: "authorization failed: " + e.Err.Error()}
+	}
+	return ok
+}
 
 // load reads the stored record once; a.mu is held.
 func (a *Authorizer) load() error {

@@ -34,6 +34,10 @@ type Dialer struct {
 	Stderr func(server, line string)
 	// Logger receives transport-library diagnostics; nil discards them.
 	Logger *slog.Logger
+	// HTTPAuth, when set, gives the HTTP connections of a server (by name)
+	// a wrapper for their round tripper: how OAuth attaches its token and
+	// answers a 401 (see httpauth.go). nil, or a nil result, wraps nothing.
+	HTTPAuth func(server string) func(http.RoundTripper) http.RoundTripper
 
 	wg sync.WaitGroup
 }
@@ -224,7 +228,7 @@ func (c *conn) openHTTP(legacySSE bool) error {
 	// the default 2 idle would make every burst dial anew.
 	base.MaxIdleConnsPerHost = maxIdlePerHost
 	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router}
-	client := &http.Client{Transport: c.http}
+	client := &http.Client{Transport: c.d.wrapAuth(c.server, c.http)}
 	headers := c.endpoint.Headers
 	if legacySSE {
 		sse, err := transport.NewSSE(c.endpoint.URL,
