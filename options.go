@@ -61,6 +61,8 @@ type Options struct {
 	Logger *slog.Logger
 	// ClientName and ClientVersion identify mcprt in handshakes.
 	ClientName, ClientVersion string
+	// Auth configures OAuth for remote servers (runtime_auth.go).
+	Auth AuthOptions
 
 	// The seams below exist for deterministic simulation and tests; their
 	// zero values mean production.

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcprt/mcprt/actors"
+	"github.com/mcprt/mcprt/auth"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/supervisor"
@@ -54,6 +55,8 @@ type Runtime struct {
 	client *clientSide
 	events Tool // mcp_events
 
+	authorizers map[string]*auth.Authorizer // by server name; read-only after Start
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -91,6 +94,10 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 			},
 			ServerRequests: rt.client.serve, Capabilities: rt.client.capabilities()}
 		dialer = rt.dialer
+	}
+	rt.authorizers = buildAuthorizers(eff, opts, rt.host)
+	if rt.dialer != nil {
+		rt.dialer.HTTPAuth = rt.httpAuth
 	}
 	name, version := opts.ClientName, opts.ClientVersion
 	if name == "" {

@@ -142,6 +142,9 @@ type Settings struct {
 	ToolPrefix string `json:"toolPrefix,omitempty"`
 	// DisableProxyTool hides the mcp tool when every server is direct.
 	DisableProxyTool bool `json:"disableProxyTool,omitempty"`
+	// AutoAuth starts an OAuth server's authorization on its first 401
+	// (and retries that request once) instead of asking for a login.
+	AutoAuth bool `json:"autoAuth,omitempty"`
 	// Output bounds what a tool result puts in front of the model.
 	Output *OutputLimits `json:"output,omitempty"`
 	// OutputGuardOff is seed 002's "outputGuard": false: tool output reaches

@@ -11,7 +11,7 @@ import (
 // warning.
 var foreignSettings = map[string]bool{
 	"showStatusIcon": true, "mcpFooterStatus": true, "hostConfigDiscovery": true, "oauthDir": true,
-	"trace": true, "autoAuth": true, "sampling": true, "samplingAutoApprove": true,
+	"trace": true, "sampling": true, "samplingAutoApprove": true,
 	"elicitation": true, "agentPluginPaths": true,
 }
 
@@ -61,6 +61,10 @@ func parseSettings(raw map[string]json.RawMessage, from map[string]string) (Sett
 			set.ToolPrefix = s
 		case "disableProxyTool":
 			if json.Unmarshal(v, &set.DisableProxyTool) != nil {
+				bad(k, "must be true or false")
+			}
+		case "autoAuth":
+			if json.Unmarshal(v, &set.AutoAuth) != nil {
 				bad(k, "must be true or false")
 			}
 		case "output":

@@ -41,6 +41,10 @@ type Dialer struct {
 	// Capabilities is the client capabilities object sent in every
 	// handshake (and, on 2026-07-28, with every request); nil sends {}.
 	Capabilities json.RawMessage
+	// HTTPAuth, when set, gives the HTTP connections of a server (by name)
+	// a wrapper for their round tripper: how OAuth attaches its token and
+	// answers a 401 (see httpauth.go). nil, or a nil result, wraps nothing.
+	HTTPAuth func(server string) func(http.RoundTripper) http.RoundTripper
 
 	wg sync.WaitGroup
 }
@@ -259,7 +263,7 @@ func (c *conn) openHTTP(legacySSE bool) error {
 	// the default 2 idle would make every burst dial anew.
 	base.MaxIdleConnsPerHost = maxIdlePerHost
 	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, serverRequest: c.sreq.serve}
-	client := &http.Client{Transport: c.http}
+	client := &http.Client{Transport: c.d.wrapAuth(c.server, c.http)}
 	c.client = client
 	headers := c.endpoint.Headers
 	if legacySSE {

@@ -34,6 +34,10 @@ var badInput = map[string][][]string{
 	"runtime instructions":     {{"instructions"}},
 	"runtime prompts":          {{"prompts", "extra"}},
 	"runtime session":          {{"session", "extra"}, {"session", "--url", "notaurl"}},
+	"runtime auth":             {{"auth"}, {"auth", "logn"}, {"--oauth-grant", "implicit", "--url", "http://127.0.0.1:1/mcp", "list"}, {"--oauth-client-id", "x", "list"}},
+	"runtime auth login":       {{"auth", "login"}, {"auth", "login", "nosuch", "--url", "http://127.0.0.1:1/mcp"}},
+	"runtime auth logout":      {{"auth", "logout"}, {"auth", "logout", "adhoc", "--url", "http://127.0.0.1:1/mcp"}},
+	"runtime auth status":      {{"auth", "status", "a", "b"}, {"auth", "status", "--oauth-store", "nope"}},
 	"runtime prompt":           {{"prompt", "s"}, {"prompt", "s", "n", "novalue", "--url", "http://127.0.0.1:1/mcp"}},
 }
 

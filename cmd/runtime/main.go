@@ -40,6 +40,7 @@ type globals struct {
 	stdio   string
 	json    bool
 	verbose bool
+	oauth   oauthFlags // auth_flags.go
 	stdout  io.Writer
 	stderr  io.Writer
 }
@@ -104,6 +105,8 @@ func newRoot(g *globals) *cobra.Command {
 	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log diagnostics to stderr")
 	g.client.register(root)
+	addOAuthFlags(root, &g.oauth)
+	root.AddCommand(authCmd(g))
 	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g), eventsCmd(g), sessionCmd(g))
 	root.AddCommand(configCommands(g)...)
 	root.AddCommand(proxyCommands(g)...)
@@ -154,6 +157,9 @@ func (g *globals) options() (mcprt.Options, error) {
 		o.Config = &config.File{MCPServers: map[string]config.Server{adhoc: {Command: words[0], Args: words[1:]}}}
 	default:
 		o.ConfigPath = g.config
+	}
+	if err := g.oauth.apply(&o, g.url, func(s string) { fmt.Fprintln(g.stderr, s) }); err != nil {
+		return o, err
 	}
 	return o, nil
 }

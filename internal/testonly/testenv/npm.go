@@ -32,9 +32,18 @@ func Node(t testing.TB) string {
 // the pinned version with npm on first use.
 func EverythingJS(t testing.TB) string {
 	t.Helper()
+	return npmInstall(t, "@modelcontextprotocol/server-everything@"+EverythingVersion,
+		filepath.Join("@modelcontextprotocol", "server-everything", "dist", "index.js"))
+}
+
+// npmInstall installs spec into .cache/npm on first use (under a file
+// lock, so parallel test binaries install once) and returns the path of
+// probe, a file under its node_modules.
+func npmInstall(t testing.TB, spec, probe string) string {
+	t.Helper()
 	Node(t)
 	dir := filepath.Join(RepoRoot(), ".cache", "npm")
-	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	script := filepath.Join(dir, "node_modules", probe)
 	if _, err := os.Stat(script); err == nil {
 		return script
 	}
@@ -58,13 +67,13 @@ func EverythingJS(t testing.TB) string {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "@modelcontextprotocol/server-everything@"+EverythingVersion)
+	cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", spec)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm install server-everything@%s: %v\n%s", EverythingVersion, err, out)
+		t.Fatalf("npm install %s: %v\n%s", spec, err, out)
 	}
 	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("npm installed server-everything but %s is missing", script)
+		t.Fatalf("npm installed %s but %s is missing", spec, script)
 	}
 	return script
 }
