@@ -154,6 +154,9 @@ func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error
 	if err := m.prefixedDisabled(name); err != nil {
 		return nil, err
 	}
+	if err := m.prefixedFailure(name, failures); err != nil {
+		return nil, err
+	}
 	if len(m.cfg.order) == 1 && failures[m.cfg.order[0]] != nil {
 		return nil, failures[m.cfg.order[0]]
 	}
@@ -236,6 +239,19 @@ func (m *MCP) prefixedDisabled(name string) *messages.Error {
 		}
 		if p := canonName(s) + "_"; strings.HasPrefix(cn, p) && len(cn) > len(p) {
 			return messages.Errorf(messages.KindServerDisabled, s, "server is disabled in the configuration")
+		}
+	}
+	return nil
+}
+
+// prefixedFailure returns why a server named as the name's prefix
+// ("locked_echo") could not be listed: the call gets that error (its
+// failure memory, auth_required, ...), not tool_not_found.
+func (m *MCP) prefixedFailure(name string, failures map[string]*messages.Error) *messages.Error {
+	cn := canonName(name)
+	for _, s := range m.cfg.order {
+		if p := canonName(s) + "_"; failures[s] != nil && strings.HasPrefix(cn, p) && len(cn) > len(p) {
+			return failures[s]
 		}
 	}
 	return nil

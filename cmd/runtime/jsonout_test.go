@@ -21,8 +21,11 @@ import (
 
 // noJSON are the commands without a --json form: the groups, the demo (a
 // tour for people, which refuses --json), and the sidecar (its JSON lines
-// are docs/sidecar.schema.json's, checked by session_test.go).
-var noJSON = map[string]bool{"runtime": true, "runtime config": true, "runtime events": true, "runtime demo": true, "runtime session": true}
+// are docs/sidecar.schema.json's, checked by session_test.go), and the
+// interactive OAuth commands.
+var noJSON = map[string]bool{"runtime": true, "runtime config": true, "runtime events": true, "runtime demo": true, "runtime session": true,
+	// The browser login and the logout talk to a person; auth status has --json.
+	"runtime auth": true, "runtime auth login": true, "runtime auth logout": true}
 
 // schemaFile is the JSON Schema of a command's --json output in docs/json.
 func schemaFile(path string) string {
