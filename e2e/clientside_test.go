@@ -96,6 +96,17 @@ func TestClientSideWithEverything(t *testing.T) {
 			if len(h.urls) != 1 || h.urls[0].Host != "auth.example.com" || h.urls[0].URL != "https://auth.example.com/consent?x=1" {
 				t.Errorf("URL elicitation reached the host as %+v (result %s)", h.urls, res.Text)
 			}
+
+			// The error path: the call fails with -32042; the host is asked for
+			// consent, and the model reads which server and host need the user.
+			res = call("trigger-url-elicitation", `{"url":"https://auth.example.com/other?secret=1","errorPath":true}`)
+			if !res.IsError || res.ErrorCode() != "url_elicitation_required" || !strings.Contains(res.Text, `server "every" needs the user`) ||
+				!strings.Contains(res.Text, "modelcontextprotocol.io") || strings.Contains(res.Text, "https://") {
+				t.Errorf("-32042 reached the model as %q", res.Text)
+			}
+			if len(h.urls) != 2 || h.urls[1].Host != "modelcontextprotocol.io" {
+				t.Errorf("the -32042 URL reached the host as %+v", h.urls)
+			}
 		})
 	}
 }

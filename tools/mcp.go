@@ -77,7 +77,10 @@ type Options struct {
 	// ResultDir is where full results cut by the output guard are saved
 	// ("": DefaultResultDir()); ResultsMaxBytes and ResultsMaxAge cap the
 	// directory (0: DefaultResultsMaxBytes, DefaultResultsMaxAge).
-	ResultDir       string
+	ResultDir string
+	// URLConsent asks the user to open the URL of a server's -32042 error
+	// (nil: the model is told the host cannot show it).
+	URLConsent      URLConsent
 	ResultsMaxBytes int64
 	ResultsMaxAge   time.Duration
 }

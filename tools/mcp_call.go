@@ -45,6 +45,9 @@ func (m *MCP) invoke(ctx context.Context, e *entry, args json.RawMessage) Result
 	params = append(params, '}')
 	r := m.sys.Request(ctx, e.Server, "tools/call", params, messages.DeadlineCall, messages.OriginModel)
 	if r.Err != nil {
+		if res, ok := m.urlElicitationRequired(ctx, e, r.Err); ok {
+			return res
+		}
 		if r.Err.Kind == messages.KindRPC {
 			c := *r.Err
 			c.Kind = messages.KindToolError
