@@ -3,8 +3,11 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcprt/mcprt"
@@ -134,5 +137,72 @@ func TestNoHooksNoCapabilities(t *testing.T) {
 	}
 	if !strings.Contains(res.Text, "echo") {
 		t.Errorf("the listing lacks echo:\n%s", res.Text)
+	}
+}
+
+// Bad input from a server: an unknown method gets -32601, a schema or URL
+// outside the specification and malformed params get -32602 naming the
+// field, a ping is answered, and a flood is bounded (16 pending; the rest
+// get -32603 "too many pending requests"); the server's cancellation
+// withdraws the questions the host holds. Nothing of it affects the call.
+func TestServerRequestsBadInput(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is needed for the asker test server (.ci/run installs it)")
+	}
+	script, _ := filepath.Abs("testdata/asker.py")
+	var asked, withdrawn atomic.Int32
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{
+		Config: &config.File{MCPServers: map[string]config.Server{"asker": {Command: py, Args: []string{script}}}}, AgentDir: t.TempDir(),
+		Client: mcprt.ClientHooks{
+			Elicit: func(ctx context.Context, q mcprt.ElicitForm) (mcprt.ElicitAnswer, error) {
+				asked.Add(1)
+				<-ctx.Done() // a person who never answers
+				withdrawn.Add(1)
+				return mcprt.ElicitAnswer{}, ctx.Err()
+			},
+			ElicitURL: func(context.Context, mcprt.ElicitURL) (mcprt.ElicitAnswer, error) {
+				t.Error("a javascript: URL reached the host")
+				return mcprt.ElicitAnswer{Action: mcprt.ElicitDecline}, nil
+			},
+			Sample: func(context.Context, mcprt.SamplingRequest) (mcprt.SamplingResult, error) {
+				t.Error("a malformed sampling request reached the host")
+				return mcprt.SamplingResult{}, nil
+			},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	mcp, _ := rt.Tool(mcprt.MCPToolName)
+	probe := func(scenario string) string {
+		t.Helper()
+		res := mcp.Execute(testCtx(t), json.RawMessage(`{"tool":"probe","args":{"scenario":"`+scenario+`"}}`))
+		if res.IsError {
+			t.Fatalf("%s: %s", scenario, res.Text)
+		}
+		return res.Text
+	}
+	for scenario, want := range map[string]string{
+		"unknown":  `code=-32601 message=method "foo/bar" is not supported by this client`,
+		"ping":     "result={}",
+		"nested":   `code=-32602 message=params.requestedSchema: property "address": nested objects`,
+		"badurl":   `code=-32602 message=params.url: the URL's scheme "javascript" is not http or https`,
+		"sampling": "code=-32602 message=params.maxTokens: a positive integer is required",
+	} {
+		if got := probe(scenario); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", scenario, got, want)
+		}
+	}
+	if got := probe("flood"); !strings.Contains(got, "refused=24 too_many=24 withdrawn=16") {
+		t.Errorf("flood: %q", got)
+	}
+	poll(testCtx(t), t, "the host's 16 questions are withdrawn", func() bool { return withdrawn.Load() == 16 })
+	if asked.Load() != 16 {
+		t.Errorf("the host was asked %d questions, want 16", asked.Load())
+	}
+	if got := probe("ping"); !strings.Contains(got, "result={}") {
+		t.Errorf("after the flood: %q", got)
 	}
 }
