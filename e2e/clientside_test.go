@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,10 +18,11 @@ import (
 
 // hostHooks records what servers asked the host.
 type hostHooks struct {
-	mu      sync.Mutex
-	forms   []mcprt.ElicitForm
-	urls    []mcprt.ElicitURL
-	samples []mcprt.SamplingRequest
+	mu       sync.Mutex
+	progress []mcprt.Progress
+	forms    []mcprt.ElicitForm
+	urls     []mcprt.ElicitURL
+	samples  []mcprt.SamplingRequest
 }
 
 func (h *hostHooks) client(root string) mcprt.ClientHooks {
@@ -45,6 +47,11 @@ func (h *hostHooks) client(root string) mcprt.ClientHooks {
 			return mcprt.SamplingResult{Text: "the host's model says hi", Model: "test-model"}, nil
 		},
 		Roots: []mcprt.Root{{URI: root, Name: "project"}},
+		Progress: func(p mcprt.Progress) {
+			h.mu.Lock()
+			h.progress = append(h.progress, p)
+			h.mu.Unlock()
+		},
 	}
 }
 
@@ -99,6 +106,16 @@ func TestClientSideWithEverything(t *testing.T) {
 			if len(h.urls) != 1 || h.urls[0].Host != "auth.example.com" || h.urls[0].URL != "https://auth.example.com/consent?x=1" {
 				t.Errorf("URL elicitation reached the host as %+v (result %s)", h.urls, res.Text)
 			}
+
+			// A call carries a progress token; the server's progress reaches the host.
+			if res := call("trigger-long-running-operation", `{"duration":0.3,"steps":3}`); res.IsError {
+				t.Errorf("long-running operation: %s", res.Text)
+			}
+			poll(testCtx(t), t, "three progress notifications", func() bool {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				return len(h.progress) == 3 && h.progress[2].Progress == 3 && h.progress[2].Total == 3 && h.progress[2].Server == "every"
+			})
 
 			// The error path: the call fails with -32042; the host is asked for
 			// consent, and the model reads which server and host need the user.
@@ -206,3 +223,44 @@ func TestServerRequestsBadInput(t *testing.T) {
 		t.Errorf("after the flood: %q", got)
 	}
 }
+
+// A per-server logLevel is sent with logging/setLevel after the handshake,
+// and the server's log messages reach the host's logger with the server's
+// name and level.
+func TestServerLogging(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is needed for the asker test server (.ci/run installs it)")
+	}
+	script, _ := filepath.Abs("testdata/asker.py")
+	var mu sync.Mutex
+	var logs strings.Builder
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(b []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(b)
+	}), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{
+		Config:   &config.File{MCPServers: map[string]config.Server{"asker": {Command: py, Args: []string{script}, LogLevel: "notice"}}},
+		AgentDir: t.TempDir(), Logger: logger,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	mcp, _ := rt.Tool(mcprt.MCPToolName)
+	if res := mcp.Execute(testCtx(t), json.RawMessage(`{"tool":"probe","args":{"scenario":"level"}}`)); !strings.Contains(res.Text, "level=notice") {
+		t.Errorf("the server's level: %s", res.Text)
+	}
+	mcp.Execute(testCtx(t), json.RawMessage(`{"tool":"probe","args":{"scenario":"log"}}`))
+	poll(testCtx(t), t, "the server's log message in the host's log", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		s := logs.String()
+		return strings.Contains(s, "server=asker") && strings.Contains(s, "level=WARN") && strings.Contains(s, "disk almost full")
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

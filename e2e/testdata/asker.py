@@ -10,6 +10,7 @@ import json
 import sys
 
 pending = []  # messages read while waiting for something else
+level = ["unset"]  # the level logging/setLevel set
 
 
 def send(msg):
@@ -85,6 +86,12 @@ def scenario(name):
         for i in waiting:
             send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": i, "reason": "done"}})
         return "refused=%d too_many=%d withdrawn=%d" % (len(refused), too_many, len(waiting))
+    if name == "level":
+        return "level=" + level[0]
+    if name == "log":
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {
+            "level": "warning", "logger": "asker", "data": {"msg": "disk almost full"}}})
+        return "logged"
     return "unknown scenario"
 
 
@@ -94,7 +101,7 @@ def main():
         method, mid = msg.get("method"), msg.get("id")
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": mid, "result": {
-                "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}, "logging": {}},
                 "serverInfo": {"name": "asker", "version": "1"}}})
         elif method == "tools/list":
             send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [{
@@ -103,6 +110,9 @@ def main():
         elif method == "tools/call":
             text = scenario(msg["params"]["arguments"]["scenario"])
             send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": text}]}})
+        elif method == "logging/setLevel":
+            level[0] = msg["params"]["level"]
+            send({"jsonrpc": "2.0", "id": mid, "result": {}})
         elif mid is not None and method is not None:
             send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "method not found"}})
 
