@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcprt/mcprt/clientside"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/tools"
 )
 
 // clientSide answers servers' requests with the host's hooks (client.go).
@@ -270,5 +271,22 @@ func (r *Runtime) SetRoots(roots []Root) {
 	c.mu.Unlock()
 	for _, s := range r.sys.Names() {
 		r.sys.Post(s, messages.ClientNotify{Method: "notifications/roots/list_changed"})
+	}
+}
+
+// urlConsent adapts the host's ElicitURL hook to a tool call's -32042
+// error: the URL is checked as an elicitation's would be, and only an
+// accept counts as consent.
+func urlConsent(h ClientHooks) tools.URLConsent {
+	if h.ElicitURL == nil {
+		return nil
+	}
+	return func(ctx context.Context, server, message, rawURL, id string) bool {
+		u, err := clientside.ParseElicitURL(rawURL)
+		if err != nil {
+			return false
+		}
+		ans, err := h.ElicitURL(ctx, ElicitURL{Server: server, Message: message, URL: u.URL, Host: u.Host, ElicitationID: id})
+		return err == nil && ans.Action == ElicitAccept
 	}
 }

@@ -189,7 +189,7 @@ func toolOptions(opts Options, eff *config.Effective) tools.Options {
 		results = os.Getenv(EnvResultDir)
 	}
 	return tools.Options{Servers: eff.Servers, Settings: set, HostTools: opts.HostTools, Skipped: skippedServers(eff),
-		DirectEnv: os.Getenv(EnvDirectTools), ResultDir: results}
+		DirectEnv: os.Getenv(EnvDirectTools), ResultDir: results, URLConsent: urlConsent(opts.Client), ProgressTokens: opts.Client.Progress != nil}
 }
 
 // skippedServers are the configured entries the configuration dropped (a

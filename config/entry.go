@@ -14,7 +14,7 @@ var knownFields = map[string]bool{
 	"command": true, "args": true, "env": true, "cwd": true, "url": true, "headers": true, "socket": true,
 	"lifecycle": true, "idleTimeout": true, "requestTimeoutMs": true, "timeout": true,
 	"startupTimeoutMs": true, "catalogTimeoutMs": true, "protocolVersion": true,
-	"debug": true, "trace": true, "disabled": true, "description": true, "type": true,
+	"debug": true, "logLevel": true, "trace": true, "disabled": true, "description": true, "type": true,
 	"auth": true, "bearerToken": true, "bearerTokenEnv": true, "oauth": true,
 	"directTools": true, "toolPrefix": true, "includeTools": true, "excludeTools": true,
 	"exposeResources": true, "searchKeywords": true,
@@ -170,6 +170,7 @@ func parseEntry(fields map[string]json.RawMessage, source, name string) (Server,
 	p.enum("type", &s.Type, "stdio", "http", "streamable-http", "sse")
 	p.enum("auth", &s.Auth, "bearer", "oauth")
 	p.enum("toolPrefix", &s.ToolPrefix, "server", "short", "none", "mcp")
+	p.enum("logLevel", &s.LogLevel, "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 	p.str("description", &s.Description)
 	if p.str("bearerToken", &s.BearerToken) {
 		p.secret("bearerToken", s.BearerToken)

@@ -30,6 +30,10 @@ type Server struct {
 	CatalogTimeoutMs *int64 `json:"catalogTimeoutMs,omitempty"`
 	ProtocolVersion  string `json:"protocolVersion,omitempty"`
 	Debug            bool   `json:"debug,omitempty"`
+	// LogLevel, when set, is sent with logging/setLevel after every
+	// handshake with a server that offers logging; its log messages reach
+	// the host's logger.
+	LogLevel string `json:"logLevel,omitempty"`
 	// Trace asks for metadata-only protocol tracing of this server (seed
 	// 002's per-server trace); accepted here, carried out by the host.
 	Trace       bool   `json:"trace,omitempty"`

@@ -3,8 +3,12 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcprt/mcprt"
@@ -14,10 +18,11 @@ import (
 
 // hostHooks records what servers asked the host.
 type hostHooks struct {
-	mu      sync.Mutex
-	forms   []mcprt.ElicitForm
-	urls    []mcprt.ElicitURL
-	samples []mcprt.SamplingRequest
+	mu       sync.Mutex
+	progress []mcprt.Progress
+	forms    []mcprt.ElicitForm
+	urls     []mcprt.ElicitURL
+	samples  []mcprt.SamplingRequest
 }
 
 func (h *hostHooks) client(root string) mcprt.ClientHooks {
@@ -42,6 +47,11 @@ func (h *hostHooks) client(root string) mcprt.ClientHooks {
 			return mcprt.SamplingResult{Text: "the host's model says hi", Model: "test-model"}, nil
 		},
 		Roots: []mcprt.Root{{URI: root, Name: "project"}},
+		Progress: func(p mcprt.Progress) {
+			h.mu.Lock()
+			h.progress = append(h.progress, p)
+			h.mu.Unlock()
+		},
 	}
 }
 
@@ -96,6 +106,27 @@ func TestClientSideWithEverything(t *testing.T) {
 			if len(h.urls) != 1 || h.urls[0].Host != "auth.example.com" || h.urls[0].URL != "https://auth.example.com/consent?x=1" {
 				t.Errorf("URL elicitation reached the host as %+v (result %s)", h.urls, res.Text)
 			}
+
+			// A call carries a progress token; the server's progress reaches the host.
+			if res := call("trigger-long-running-operation", `{"duration":0.3,"steps":3}`); res.IsError {
+				t.Errorf("long-running operation: %s", res.Text)
+			}
+			poll(testCtx(t), t, "three progress notifications", func() bool {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				return len(h.progress) == 3 && h.progress[2].Progress == 3 && h.progress[2].Total == 3 && h.progress[2].Server == "every"
+			})
+
+			// The error path: the call fails with -32042; the host is asked for
+			// consent, and the model reads which server and host need the user.
+			res = call("trigger-url-elicitation", `{"url":"https://auth.example.com/other?secret=1","errorPath":true}`)
+			if !res.IsError || res.ErrorCode() != "url_elicitation_required" || !strings.Contains(res.Text, `server "every" needs the user`) ||
+				!strings.Contains(res.Text, "modelcontextprotocol.io") || strings.Contains(res.Text, "https://") {
+				t.Errorf("-32042 reached the model as %q", res.Text)
+			}
+			if len(h.urls) != 2 || h.urls[1].Host != "modelcontextprotocol.io" {
+				t.Errorf("the -32042 URL reached the host as %+v", h.urls)
+			}
 		})
 	}
 }
@@ -125,3 +156,111 @@ func TestNoHooksNoCapabilities(t *testing.T) {
 		t.Errorf("the listing lacks echo:\n%s", res.Text)
 	}
 }
+
+// Bad input from a server: an unknown method gets -32601, a schema or URL
+// outside the specification and malformed params get -32602 naming the
+// field, a ping is answered, and a flood is bounded (16 pending; the rest
+// get -32603 "too many pending requests"); the server's cancellation
+// withdraws the questions the host holds. Nothing of it affects the call.
+func TestServerRequestsBadInput(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is needed for the asker test server (.ci/run installs it)")
+	}
+	script, _ := filepath.Abs("testdata/asker.py")
+	var asked, withdrawn atomic.Int32
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{
+		Config: &config.File{MCPServers: map[string]config.Server{"asker": {Command: py, Args: []string{script}}}}, AgentDir: t.TempDir(),
+		Client: mcprt.ClientHooks{
+			Elicit: func(ctx context.Context, q mcprt.ElicitForm) (mcprt.ElicitAnswer, error) {
+				asked.Add(1)
+				<-ctx.Done() // a person who never answers
+				withdrawn.Add(1)
+				return mcprt.ElicitAnswer{}, ctx.Err()
+			},
+			ElicitURL: func(context.Context, mcprt.ElicitURL) (mcprt.ElicitAnswer, error) {
+				t.Error("a javascript: URL reached the host")
+				return mcprt.ElicitAnswer{Action: mcprt.ElicitDecline}, nil
+			},
+			Sample: func(context.Context, mcprt.SamplingRequest) (mcprt.SamplingResult, error) {
+				t.Error("a malformed sampling request reached the host")
+				return mcprt.SamplingResult{}, nil
+			},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	mcp, _ := rt.Tool(mcprt.MCPToolName)
+	probe := func(scenario string) string {
+		t.Helper()
+		res := mcp.Execute(testCtx(t), json.RawMessage(`{"tool":"probe","args":{"scenario":"`+scenario+`"}}`))
+		if res.IsError {
+			t.Fatalf("%s: %s", scenario, res.Text)
+		}
+		return res.Text
+	}
+	for scenario, want := range map[string]string{
+		"unknown":  `code=-32601 message=method "foo/bar" is not supported by this client`,
+		"ping":     "result={}",
+		"nested":   `code=-32602 message=params.requestedSchema: property "address": nested objects`,
+		"badurl":   `code=-32602 message=params.url: the URL's scheme "javascript" is not http or https`,
+		"sampling": "code=-32602 message=params.maxTokens: a positive integer is required",
+	} {
+		if got := probe(scenario); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", scenario, got, want)
+		}
+	}
+	if got := probe("flood"); !strings.Contains(got, "refused=24 too_many=24 withdrawn=16") {
+		t.Errorf("flood: %q", got)
+	}
+	poll(testCtx(t), t, "the host's 16 questions are withdrawn", func() bool { return withdrawn.Load() == 16 })
+	if asked.Load() != 16 {
+		t.Errorf("the host was asked %d questions, want 16", asked.Load())
+	}
+	if got := probe("ping"); !strings.Contains(got, "result={}") {
+		t.Errorf("after the flood: %q", got)
+	}
+}
+
+// A per-server logLevel is sent with logging/setLevel after the handshake,
+// and the server's log messages reach the host's logger with the server's
+// name and level.
+func TestServerLogging(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is needed for the asker test server (.ci/run installs it)")
+	}
+	script, _ := filepath.Abs("testdata/asker.py")
+	var mu sync.Mutex
+	var logs strings.Builder
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(b []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(b)
+	}), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{
+		Config:   &config.File{MCPServers: map[string]config.Server{"asker": {Command: py, Args: []string{script}, LogLevel: "notice"}}},
+		AgentDir: t.TempDir(), Logger: logger,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	mcp, _ := rt.Tool(mcprt.MCPToolName)
+	if res := mcp.Execute(testCtx(t), json.RawMessage(`{"tool":"probe","args":{"scenario":"level"}}`)); !strings.Contains(res.Text, "level=notice") {
+		t.Errorf("the server's level: %s", res.Text)
+	}
+	mcp.Execute(testCtx(t), json.RawMessage(`{"tool":"probe","args":{"scenario":"log"}}`))
+	poll(testCtx(t), t, "the server's log message in the host's log", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		s := logs.String()
+		return strings.Contains(s, "server=asker") && strings.Contains(s, "level=WARN") && strings.Contains(s, "disk almost full")
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

@@ -77,7 +77,13 @@ type Options struct {
 	// ResultDir is where full results cut by the output guard are saved
 	// ("": DefaultResultDir()); ResultsMaxBytes and ResultsMaxAge cap the
 	// directory (0: DefaultResultsMaxBytes, DefaultResultsMaxAge).
-	ResultDir       string
+	ResultDir string
+	// URLConsent asks the user to open the URL of a server's -32042 error
+	// (nil: the model is told the host cannot show it).
+	URLConsent URLConsent
+	// ProgressTokens makes every tools/call carry a progress token, for a
+	// host that shows progress.
+	ProgressTokens  bool
 	ResultsMaxBytes int64
 	ResultsMaxAge   time.Duration
 }
@@ -111,7 +117,9 @@ type MCP struct {
 	views   views
 	outputs catalog.OutputSchemas
 	limits  outputLimits
-	results *resultStore
+	// progressSeq numbers the progress tokens of calls.
+	progressSeq atomic.Uint64
+	results     *resultStore
 	// directNames maps the names the last Surface registered direct tools
 	// under to their tools, so the proxy resolves them too.
 	directNames atomic.Pointer[map[string]toolKey]

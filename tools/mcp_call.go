@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"sync"
 
 	"github.com/mcprt/mcprt/actors"
@@ -42,9 +43,19 @@ func (m *MCP) invoke(ctx context.Context, e *entry, args json.RawMessage) Result
 	params = append(params, quoted...)
 	params = append(params, `,"arguments":`...)
 	params = append(params, args...)
+	if m.opts.ProgressTokens {
+		// The host shows progress (ClientHooks.Progress): the server may
+		// report it against this token.
+		params = append(params, `,"_meta":{"progressToken":"mcprt-progress-`...)
+		params = strconv.AppendUint(params, m.progressSeq.Add(1), 10)
+		params = append(params, `"}`...)
+	}
 	params = append(params, '}')
 	r := m.sys.Request(ctx, e.Server, "tools/call", params, messages.DeadlineCall, messages.OriginModel)
 	if r.Err != nil {
+		if res, ok := m.urlElicitationRequired(ctx, e, r.Err); ok {
+			return res
+		}
 		if r.Err.Kind == messages.KindRPC {
 			c := *r.Err
 			c.Kind = messages.KindToolError

@@ -200,6 +200,7 @@ func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messag
 	if c.kind == messages.TransportHTTP && !c.sess.modern {
 		c.startGETStream(ctx)
 	}
+	c.setLogLevel(ctx, info)
 	return c, info, nil
 }
 
