@@ -186,7 +186,9 @@ func (s *Server) takeArmed(name string) (before, after []Fault) {
 }
 
 // Inject applies f to every open stream that t selects and returns how
-// many there were, once each has applied it (or ended, or ctx ended).
+// many there were, once each has applied it (or ended, or ctx ended). A
+// fault that ends a stream returns once the stream is unregistered, so
+// Streams no longer lists it.
 func (s *Server) Inject(ctx context.Context, f Fault, t Target) (int, error) {
 	targets, waits, err := s.post(f, t)
 	if err != nil {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -116,6 +118,44 @@ func TestFaultsThatEnd(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestInjectEndingFaultReturnsWhenGone: Inject of a fault that ends a
+// stream returns only once the stream is unregistered, so a caller that
+// lists the open streams next (events_streams after events_fault) never
+// finds it. The type's watch stops slowly here (it is released by the
+// test), which holds the stream between its end and its unregistering.
+func TestInjectEndingFaultReturnsWhenGone(t *testing.T) {
+	var release chan struct{} // made inside the bubble, so a wait on it is durable
+	slow := Type{Name: "slow", Watch: func() func() { return func() { <-release } }}
+	withServer(t, Options{}, []Type{slow}, func(h *harness) {
+		release = make(chan struct{})
+		var once sync.Once
+		free := func() { once.Do(func() { close(release) }) }
+		defer free() // also after a failed check, so the server can end
+		h.open(`1`, `{"name":"slow"}`)
+		h.expect(`1`, `active @0`)
+		returned := make(chan int, 1)
+		go func() {
+			n, _ := h.srv.Inject(context.Background(), Fault{Kind: FaultDrop}, Target{})
+			returned <- n
+		}()
+		synctest.Wait() // the stream has ended; its watch's stop is blocked
+		select {
+		case <-returned:
+			if n := len(h.srv.Streams()); n != 0 {
+				t.Fatalf("Inject returned while %d stream(s) were still listed", n)
+			}
+		default:
+		}
+		free()
+		if n := <-returned; n != 1 {
+			t.Fatalf("Inject reached %d streams", n)
+		}
+		if n := len(h.srv.Streams()); n != 0 {
+			t.Fatalf("%d streams listed after Inject returned", n)
+		}
+	})
 }
 
 // TestDisconnect: the line session ends; the stream's sibling gets no end.

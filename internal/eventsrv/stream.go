@@ -237,7 +237,7 @@ func (st *stream) run(ctx context.Context, p StreamParams, pl placement, before,
 				return nil, err
 			}
 		}
-		for i, r := range faults {
+		for _, r := range faults {
 			if r.f.Kind == FaultDisconnect {
 				// Acknowledge first: the disconnect ends the context of
 				// the request that asked for it, on line transports.
@@ -245,14 +245,15 @@ func (st *stream) run(ctx context.Context, p StreamParams, pl placement, before,
 				r.done = nil
 			}
 			end, res, err := st.apply(r.f)
+			if end {
+				// A fault that ends the stream (and those queued behind it,
+				// which are not applied) is acknowledged by st.gone, once
+				// the stream is unregistered: whoever injected it then no
+				// longer finds the stream open (Inject waits for either).
+				return res, err
+			}
 			if r.done != nil {
 				close(r.done)
-			}
-			if end {
-				for _, rest := range faults[i+1:] {
-					close(rest.done) // acknowledged, not applied: the stream is over
-				}
-				return res, err
 			}
 		}
 		if len(faults) > 0 {
@@ -283,6 +284,9 @@ func (st *stream) acknowledge(p StreamParams, pl placement, after []Fault) (end 
 		c := st.srv.cursorAt(st.t, pl.pos)
 		first = &c
 	}
+	// Active before the frame is written: a client that has read it and
+	// asks for the open streams (events_streams) finds the stream active.
+	st.active.Store(true)
 	if err := st.call.Send(NoteActive, activeFrame{Cursor: first}); err != nil {
 		return true, nil, err
 	}
@@ -291,7 +295,6 @@ func (st *stream) acknowledge(p StreamParams, pl placement, after []Fault) (end 
 			return true, nil, err
 		}
 	}
-	st.active.Store(true)
 	for _, f := range after {
 		if end, res, err := st.apply(f); end {
 			return true, res, err
