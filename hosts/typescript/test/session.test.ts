@@ -106,7 +106,7 @@ test("an aborted call is cancelled and answers", async () => {
       return () => s.off("status", cb);
     }, (st) => st.servers.some((x) => x.name === "mute" && x.status === "connecting"));
     ac.abort();
-    await assert.rejects(connecting, (e: unknown) => e instanceof SidecarError && e.code !== "session_closed");
+    await assert.rejects(connecting, (e: unknown) => e instanceof SidecarError && e.code === "aborted");
     // The session goes on.
     assert.equal((await s.connect("demo")).server, "demo");
     await assert.rejects(Promise.resolve().then(() => {
@@ -134,6 +134,24 @@ test("an events subscription delivers wakeups that start a turn as a follow-up",
   } finally {
     // Closing with a live subscription ends cleanly.
     assert.equal(await s.close(), 0);
+  }
+});
+
+test("an aborted tool call answers with an aborted result", async () => {
+  const { s } = await startSession(true);
+  try {
+    const ac = new AbortController();
+    const subscribing = s.callTool("mcp_events", { action: "subscribe", server: "mute", name: "anything" }, { signal: ac.signal });
+    await waitFor<StatusSnapshot>("mute connecting", (cb) => {
+      s.on("status", cb);
+      return () => s.off("status", cb);
+    }, (st) => st.servers.some((x) => x.name === "mute" && x.status === "connecting"));
+    ac.abort();
+    const r = await subscribing;
+    assert.equal(r.isError, true, r.text);
+    assert.equal(r.details?.error, "aborted", JSON.stringify(r));
+  } finally {
+    await s.close();
   }
 });
 
