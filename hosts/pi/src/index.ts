@@ -118,6 +118,11 @@ export default async function mcprt(pi: ExtensionAPI): Promise<void> {
     if (s) await s.close();
   });
 
-  // The tools are registered before the first prompt.
-  await ensure();
+  // The tools are registered before the first prompt. A sidecar that
+  // cannot start fails the extension's load, which Pi reports and survives.
+  try {
+    await ensure();
+  } catch (e) {
+    throw new Error(`mcprt: ${e instanceof Error ? e.message : String(e)} (MCPRT_RUNTIME names the runtime binary, MCPRT_CONFIG a configuration file)`);
+  }
 }

@@ -155,6 +155,15 @@ test("an aborted tool call answers with an aborted result", async () => {
   }
 });
 
+test("a sidecar that cannot start, or exits before its hello, says why", async () => {
+  await assert.rejects(Session.start({ command: "/nonexistent/runtime" }), (e: unknown) => e instanceof SidecarError && e.code === "spawn_failed" && /\/nonexistent\/runtime/.test(e.message));
+  const missing = "/nonexistent/mcp.json";
+  await assert.rejects(
+    Session.start({ command: bin, args: ["--config", missing], stderr: "ignore", env: { ...process.env, MCPRT_AGENT_DIR: tempDir() } }),
+    (e: unknown) => e instanceof SidecarError && e.code === "session_closed" && e.message.includes(missing),
+  );
+});
+
 test("bad lines get errors without ids and the session goes on", async () => {
   const { s } = await startSession();
   try {
