@@ -136,3 +136,24 @@ test("Pi with the mcprt extension: a tool call, an event wakeup, a server's deat
     await model.close();
   }
 });
+
+test("Pi keeps running, and says why, when the runtime cannot start", { timeout: 120_000 }, async () => {
+  const work = tempDir();
+  const agentDir = join(work, "pi-agent");
+  mkdirSync(agentDir);
+  const missing = join(work, "no-such-runtime");
+  const pi = new PiRpc(["--no-session", "--offline", "--no-extensions", "--no-skills", "-e", extensionEntry], {
+    cwd: work,
+    env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, MCPRT_RUNTIME: missing, MCPRT_AGENT_DIR: join(work, "mcprt-agent") },
+  });
+  try {
+    await pi.waitFor("the error notice", (e) => e.type === "extension_ui_request" && e.method === "notify" && String(e.message).includes(missing));
+    pi.send({ id: "st", type: "get_state" });
+    const i = await pi.waitFor("get_state's answer", (e) => e.type === "response" && e.id === "st");
+    assert.equal(pi.events[i].success, true, JSON.stringify(pi.events[i]));
+    pi.closeInput();
+    assert.equal(await pi.exited, 0);
+  } finally {
+    pi.kill();
+  }
+});
