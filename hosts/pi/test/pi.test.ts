@@ -145,6 +145,14 @@ test("Pi with the mcprt extension: mcp and a direct tool, an event wakeup, a ser
     assert.deepEqual(processesMentioning(bin), [], "every runtime process is gone");
   } finally {
     pi.kill();
+    // After a failure, no runtime outlives the test.
+    for (const pid of processesMentioning(bin)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone meanwhile
+      }
+    }
     await model.close();
   }
 });

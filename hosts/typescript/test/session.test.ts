@@ -1,6 +1,6 @@
 // The client against the real runtime binary and its built-in demo server.
 
-import { test, before } from "node:test";
+import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { Session, SidecarError, type Delivery, type ToolDef, type StatusSnapshot } from "../src/index.js";
 import { runtimeBinary, tempDir, waitFor, writeConfig } from "./helpers.js";
@@ -8,6 +8,12 @@ import { runtimeBinary, tempDir, waitFor, writeConfig } from "./helpers.js";
 let bin: string;
 before(() => {
   bin = runtimeBinary();
+});
+// A failed assertion must not leave a sidecar running (the test process
+// would wait for it): every session is killed at the end.
+const started: Session[] = [];
+after(async () => {
+  await Promise.all(started.map((s) => s.kill("SIGKILL")));
 });
 
 /** A session over a configuration with the demo server ("demo") and, with mute, a server that never answers ("mute"). */
@@ -26,6 +32,7 @@ async function startSession(mute = false): Promise<{ s: Session; stderr: string[
     env: { ...process.env, MCPRT_AGENT_DIR: tempDir() },
     stderr: (c) => stderr.push(c),
   });
+  started.push(s);
   return { s, stderr };
 }
 
@@ -135,6 +142,19 @@ test("an events subscription delivers wakeups that start a turn as a follow-up",
     // Closing with a live subscription ends cleanly.
     assert.equal(await s.close(), 0);
   }
+});
+
+test("closing with a live subscription delivers nothing", async () => {
+  const { s } = await startSession();
+  const delivered: Delivery[] = [];
+  s.on("deliver", (d) => delivered.push(d));
+  const sub = await s.callTool("mcp_events", { action: "subscribe", server: "demo", name: "fs.changed" });
+  assert.equal(sub.isError ?? false, false, sub.text);
+  const listed = await s.callTool("mcp_events", { action: "list" });
+  const subs = listed.details?.subscriptions as { status: string }[];
+  assert.deepEqual(subs.map((x) => x.status), ["active"], listed.text);
+  assert.equal(await s.close(), 0);
+  assert.deepEqual(delivered, []);
 });
 
 test("an aborted tool call answers with an aborted result", async () => {
