@@ -44,8 +44,12 @@ export default async function mcprt(pi: ExtensionAPI): Promise<void> {
   const registered = new Set<string>();
 
   const notify = (text: string, level: Notice["level"]) => {
-    if (ctx?.hasUI) ctx.ui.notify(text, level);
+    ctx?.ui.notify(text, level);
   };
+  const startFailed = (e: unknown) =>
+    `mcprt: ${e instanceof Error ? e.message : String(e)} (MCPRT_RUNTIME names the runtime binary, MCPRT_CONFIG a configuration file)`;
+  // Why the sidecar could not start at load, told once a session exists.
+  let loadError: string | undefined;
 
   const register = (tools: ToolDef[]) => {
     const now = new Set(tools.map((t) => t.name));
@@ -105,7 +109,16 @@ export default async function mcprt(pi: ExtensionAPI): Promise<void> {
   pi.on("session_start", async (_event, c) => {
     ctx = c;
     closing = false;
-    await ensure();
+    if (loadError) {
+      notify(loadError, "error");
+      loadError = undefined;
+      return;
+    }
+    try {
+      await ensure();
+    } catch (e) {
+      notify(startFailed(e), "error");
+    }
   });
 
   pi.on("session_shutdown", async () => {
@@ -118,6 +131,13 @@ export default async function mcprt(pi: ExtensionAPI): Promise<void> {
     if (s) await s.close();
   });
 
-  // The tools are registered before the first prompt.
-  await ensure();
+  // The tools are registered before the first prompt. A sidecar that
+  // cannot start must not stop Pi (a failed load ends a Pi started with
+  // -e): Pi runs without the tools and the user is told why; an MCP call
+  // tries again.
+  try {
+    await ensure();
+  } catch (e) {
+    loadError = startFailed(e);
+  }
 }

@@ -17,6 +17,7 @@ function script(messages: ChatMessage[]): Answer {
   if (said.includes("PLEASE_ECHO")) {
     return { calls: [{ name: "mcp", args: { tool: "demo_echo", args: { message: "ping from pi" } } }] };
   }
+  if (said.includes("PLEASE_ADD")) return { calls: [{ name: "demo_add", args: { a: 2, b: 40 } }] };
   if (said.includes("PLEASE_SUBSCRIBE")) {
     return {
       calls: [
@@ -30,7 +31,7 @@ function script(messages: ChatMessage[]): Answer {
 
 const isType = (t: string) => (e: RpcEvent) => e.type === t;
 
-test("Pi with the mcprt extension: a tool call, an event wakeup, a server's death, a quiet shutdown", { timeout: 240_000 }, async () => {
+test("Pi with the mcprt extension: mcp and a direct tool, an event wakeup, a server's death, a quiet shutdown", { timeout: 240_000 }, async () => {
   const bin = runtimeBinary();
   const work = tempDir();
   const demoRoot = join(work, "demo-root");
@@ -47,7 +48,7 @@ test("Pi with the mcprt extension: a tool call, an event wakeup, a server's deat
   const config = join(work, "mcp.json");
   writeFileSync(config, JSON.stringify({
     mcpServers: {
-      demo: { command: wrapper, args: [] },
+      demo: { command: wrapper, args: [], directTools: ["add"] },
       steady: { command: bin, args: ["demo-server", "--root", steadyRoot] },
     },
   }));
@@ -86,6 +87,18 @@ test("Pi with the mcprt extension: a tool call, an event wakeup, a server's deat
     assert.equal(toolMsg?.role, "tool");
     assert.match(textOf(toolMsg), /echo: ping from pi/);
     for (const name of ["mcp", "mcp_events"]) assert.ok(model.requests[0].tools.includes(name), `the model sees ${name}: ${model.requests[0].tools}`);
+
+    // 1b. The demo's direct tool, known once the demo server was listed
+    // (a toolsChanged: there is no metadata cache at start, the runtime
+    // lists the server in the background or on the first call), is a Pi
+    // tool the model calls by name.
+    assert.ok(model.requests.at(-1)!.tools.includes("demo_add"), `the model sees demo_add: ${model.requests.at(-1)!.tools}`);
+    pi.send({ id: "p1b", type: "prompt", message: "PLEASE_ADD" });
+    end = await pi.waitFor("the direct tool's agent_end", isType("agent_end"), end + 1);
+    const addEnd = pi.events.find((e) => e.type === "tool_execution_end" && e.toolName === "demo_add");
+    assert.ok(addEnd, "demo_add ran");
+    assert.equal(addEnd.isError, false, JSON.stringify(addEnd));
+    assert.match(textOf(model.requests.at(-1)!.messages.at(-1)), /42/);
 
     // 2. Subscribe; the turn ends.
     pi.send({ id: "p2", type: "prompt", message: "PLEASE_SUBSCRIBE" });
@@ -133,6 +146,35 @@ test("Pi with the mcprt extension: a tool call, an event wakeup, a server's deat
     assert.deepEqual(processesMentioning(bin), [], "every runtime process is gone");
   } finally {
     pi.kill();
+    // After a failure, no runtime outlives the test.
+    for (const pid of processesMentioning(bin)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone meanwhile
+      }
+    }
     await model.close();
+  }
+});
+
+test("Pi keeps running, and says why, when the runtime cannot start", { timeout: 120_000 }, async () => {
+  const work = tempDir();
+  const agentDir = join(work, "pi-agent");
+  mkdirSync(agentDir);
+  const missing = join(work, "no-such-runtime");
+  const pi = new PiRpc(["--no-session", "--offline", "--no-extensions", "--no-skills", "-e", extensionEntry], {
+    cwd: work,
+    env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, MCPRT_RUNTIME: missing, MCPRT_AGENT_DIR: join(work, "mcprt-agent") },
+  });
+  try {
+    await pi.waitFor("the error notice", (e) => e.type === "extension_ui_request" && e.method === "notify" && String(e.message).includes(missing));
+    pi.send({ id: "st", type: "get_state" });
+    const i = await pi.waitFor("get_state's answer", (e) => e.type === "response" && e.id === "st");
+    assert.equal(pi.events[i].success, true, JSON.stringify(pi.events[i]));
+    pi.closeInput();
+    assert.equal(await pi.exited, 0);
+  } finally {
+    pi.kill();
   }
 });

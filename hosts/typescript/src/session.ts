@@ -26,7 +26,7 @@ export interface SessionOptions {
   args?: string[];
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  /** The sidecar's stderr (logs for people): inherit (default), ignore, or a callback per chunk. */
+  /** The sidecar's stderr (logs for people): inherit (default), ignore, or a callback per chunk. Unless inherited, its end is quoted when the sidecar exits before its hello. */
   stderr?: "inherit" | "ignore" | ((chunk: string) => void);
 }
 
@@ -97,14 +97,21 @@ export class Session {
   /** Spawns `command ...args session` and resolves once its hello is read. */
   static start(opts: SessionOptions = {}): Promise<Session> {
     const stderr = opts.stderr ?? "inherit";
-    const child = spawn(opts.command ?? "runtime", [...(opts.args ?? []), "session"], {
+    const command = opts.command ?? "runtime";
+    const child = spawn(command, [...(opts.args ?? []), "session"], {
       cwd: opts.cwd,
       env: opts.env,
-      stdio: ["pipe", "pipe", typeof stderr === "function" ? "pipe" : stderr],
+      stdio: ["pipe", "pipe", stderr === "inherit" ? "inherit" : "pipe"],
     });
-    if (typeof stderr === "function") {
-      child.stderr!.setEncoding("utf8");
-      child.stderr!.on("data", stderr);
+    // The end of stderr is kept to say why a sidecar exited before its
+    // hello (a bad configuration, say).
+    let stderrTail = "";
+    if (child.stderr) {
+      child.stderr.setEncoding("utf8");
+      child.stderr.on("data", (chunk: string) => {
+        stderrTail = (stderrTail + chunk).slice(-2048);
+        if (typeof stderr === "function") stderr(chunk);
+      });
     }
     // Writing to a sidecar that died is reported by its exit, not by an
     // unhandled EPIPE.
@@ -142,13 +149,14 @@ export class Session {
       child.stdout!.setEncoding("utf8");
       child.stdout!.on("data", (chunk: string) => splitter.push(chunk));
       child.on("error", (err) => {
-        if (!session) reject(err);
+        if (!session) reject(new SidecarError("spawn_failed", `cannot start ${command}: ${err.message}`));
       });
       child.on("close", (code, signal) => {
         splitter.end();
         exitResolve(code);
         if (!session) {
-          reject(new SidecarError("session_closed", `the sidecar exited before its hello (code ${code}, signal ${signal})`));
+          const why = stderrTail.trim();
+          reject(new SidecarError("session_closed", `the sidecar exited before its hello (code ${code}, signal ${signal})${why ? ": " + why : ""}`));
           return;
         }
         session.onExit(code, signal);

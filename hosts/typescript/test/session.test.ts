@@ -1,6 +1,6 @@
 // The client against the real runtime binary and its built-in demo server.
 
-import { test, before } from "node:test";
+import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { Session, SidecarError, type Delivery, type ToolDef, type StatusSnapshot } from "../src/index.js";
 import { runtimeBinary, tempDir, waitFor, writeConfig } from "./helpers.js";
@@ -8,6 +8,12 @@ import { runtimeBinary, tempDir, waitFor, writeConfig } from "./helpers.js";
 let bin: string;
 before(() => {
   bin = runtimeBinary();
+});
+// A failed assertion must not leave a sidecar running (the test process
+// would wait for it): every session is killed at the end.
+const started: Session[] = [];
+after(async () => {
+  await Promise.all(started.map((s) => s.kill("SIGKILL")));
 });
 
 /** A session over a configuration with the demo server ("demo") and, with mute, a server that never answers ("mute"). */
@@ -26,6 +32,7 @@ async function startSession(mute = false): Promise<{ s: Session; stderr: string[
     env: { ...process.env, MCPRT_AGENT_DIR: tempDir() },
     stderr: (c) => stderr.push(c),
   });
+  started.push(s);
   return { s, stderr };
 }
 
@@ -106,7 +113,7 @@ test("an aborted call is cancelled and answers", async () => {
       return () => s.off("status", cb);
     }, (st) => st.servers.some((x) => x.name === "mute" && x.status === "connecting"));
     ac.abort();
-    await assert.rejects(connecting, (e: unknown) => e instanceof SidecarError && e.code !== "session_closed");
+    await assert.rejects(connecting, (e: unknown) => e instanceof SidecarError && e.code === "aborted");
     // The session goes on.
     assert.equal((await s.connect("demo")).server, "demo");
     await assert.rejects(Promise.resolve().then(() => {
@@ -135,6 +142,46 @@ test("an events subscription delivers wakeups that start a turn as a follow-up",
     // Closing with a live subscription ends cleanly.
     assert.equal(await s.close(), 0);
   }
+});
+
+test("closing with a live subscription delivers nothing", async () => {
+  const { s } = await startSession();
+  const delivered: Delivery[] = [];
+  s.on("deliver", (d) => delivered.push(d));
+  const sub = await s.callTool("mcp_events", { action: "subscribe", server: "demo", name: "fs.changed" });
+  assert.equal(sub.isError ?? false, false, sub.text);
+  const listed = await s.callTool("mcp_events", { action: "list" });
+  const subs = listed.details?.subscriptions as { status: string }[];
+  assert.deepEqual(subs.map((x) => x.status), ["active"], listed.text);
+  assert.equal(await s.close(), 0);
+  assert.deepEqual(delivered, []);
+});
+
+test("an aborted tool call answers with an aborted result", async () => {
+  const { s } = await startSession(true);
+  try {
+    const ac = new AbortController();
+    const subscribing = s.callTool("mcp_events", { action: "subscribe", server: "mute", name: "anything" }, { signal: ac.signal });
+    await waitFor<StatusSnapshot>("mute connecting", (cb) => {
+      s.on("status", cb);
+      return () => s.off("status", cb);
+    }, (st) => st.servers.some((x) => x.name === "mute" && x.status === "connecting"));
+    ac.abort();
+    const r = await subscribing;
+    assert.equal(r.isError, true, r.text);
+    assert.equal(r.details?.error, "aborted", JSON.stringify(r));
+  } finally {
+    await s.close();
+  }
+});
+
+test("a sidecar that cannot start, or exits before its hello, says why", async () => {
+  await assert.rejects(Session.start({ command: "/nonexistent/runtime" }), (e: unknown) => e instanceof SidecarError && e.code === "spawn_failed" && /\/nonexistent\/runtime/.test(e.message));
+  const missing = "/nonexistent/mcp.json";
+  await assert.rejects(
+    Session.start({ command: bin, args: ["--config", missing], stderr: "ignore", env: { ...process.env, MCPRT_AGENT_DIR: tempDir() } }),
+    (e: unknown) => e instanceof SidecarError && e.code === "session_closed" && e.message.includes(missing),
+  );
 });
 
 test("bad lines get errors without ids and the session goes on", async () => {
