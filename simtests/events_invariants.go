@@ -70,8 +70,8 @@ type evState struct {
 	sinceAlive map[string]int
 	aliveAt    map[string]time.Duration
 	shaky      map[string]time.Duration
-	dropped   int                        // dropped_events, summed
-	droppedSt int                        // dropped_statuses, summed
+	dropped    int // dropped_events, summed
+	droppedSt  int // dropped_statuses, summed
 }
 
 func (c *checker) ev() *evState {

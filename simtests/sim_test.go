@@ -246,8 +246,8 @@ func TestSim(t *testing.T) {
 	took := time.Since(began)
 	t.Logf("%d seeds run twice each, all replayed byte for byte: %d distinct traces, %d trace lines per run (digest %x), %s on %d worker(s) (%.0f seeds/minute); %d host posts arrived during an activation and were held (gate.go)",
 		len(seeds), len(distinct), lines, digest.Sum(nil)[:6], took.Round(time.Millisecond), workerCount(), float64(len(seeds))/took.Minutes(), heldMidStep.Load())
-	t.Logf("events campaigns (both runs of each seed): %d subscriptions, %d events and %d status items delivered, %d events counted dropped, %d active subscriptions accounted at checkpoints",
-		evTotals.subscriptions.Load(), evTotals.delivered.Load(), evTotals.statusItems.Load(), evTotals.dropped.Load(), evTotals.accounted.Load())
+	t.Logf("events campaigns (both runs of each seed): %d subscriptions, %d events and %d status items delivered, %d events counted dropped, %d active subscriptions accounted at checkpoints, %d actor crashes injected",
+		evTotals.subscriptions.Load(), evTotals.delivered.Load(), evTotals.statusItems.Load(), evTotals.dropped.Load(), evTotals.accounted.Load(), crashTotals.Load())
 	if len(seeds) >= 100 && (evTotals.accounted.Load() == 0 || evTotals.statusItems.Load() == 0) {
 		t.Fatalf("the events campaigns accounted no subscription or delivered no status: they no longer exercise events")
 	}
@@ -295,6 +295,9 @@ func runSeeds(t *testing.T, seeds []uint64) []seedResult {
 				}
 				r := &results[i]
 				r.first, r.err = runSeed(t, seeds[i], false)
+				if f := os.Getenv("SIMTRACE"); f != "" { // the whole first trace (a failure prints its tail)
+					_ = os.WriteFile(f, []byte(r.first), 0o644)
+				}
 				r.second, r.err2 = runSeed(t, seeds[i], *yieldFlag)
 				r.ran = true
 				var k *KnownIssue
