@@ -136,7 +136,9 @@ func (c *checker) evExhausted(s eventstream.Snapshot) {
 	e := c.ev()
 	k := subKey(s.Server, s.Name, string(s.Arguments))
 	at, ok := e.aliveAt[k]
-	if !ok || e.shaky[s.Server] >= at {
+	if !ok || e.shaky[s.Server] >= at || c.subscriptionsOf(k) > 1 {
+		// (Two subscriptions of one identity share the server's opens and
+		// signs of life: which one a sign of life was for is unknown.)
 		return
 	}
 	if n := e.sinceAlive[k]; n < 5 {
