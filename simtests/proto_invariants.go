@@ -215,17 +215,17 @@ func (c *checker) bindings() {
 		}
 		return false
 	}
+	// A server actor that crashed tells its sessions (and so their streams
+	// and observers) when it restarts (they stop with the crashed
+	// incarnation), after the policy's delay (at most 10 s).
+	restarting := c.w.crash.serverAt > 0 && c.w.Now()-c.w.crash.serverAt <= 10*time.Second
 	for _, hs := range ps.sessions {
-		// A server actor that crashed tells its sessions when it restarts
-		// (its sessions stop with the crashed incarnation), after the
-		// policy's delay (at most 10 s).
-		restarting := c.w.crash.serverAt > 0 && c.w.Now()-c.w.crash.serverAt <= 10*time.Second
 		if !hs.done && gone(hs) && !restarting {
 			c.w.violate("session %s: its connection %s#%d has ended, but it is not Done", hs.id, hs.server, hs.gen)
 		}
 	}
 	for _, x := range ps.streams {
-		if !x.ended && gone(x.sess) {
+		if !x.ended && gone(x.sess) && !restarting {
 			c.w.violate("host %s: its connection %s#%d has ended, but it has not", x.id, x.sess.server, x.sess.gen)
 		}
 	}
