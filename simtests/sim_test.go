@@ -183,6 +183,8 @@ var regressionSeeds = []uint64{
 	1420,  // a stream opened at the very moment of shutdown never ended (Session.abandon)
 	10989, // a stream refused at once on a stopped session: ended, not yet noticed, counted as holding a lease
 	2850,  // the same
+	603,   // two subscriptions of one identity: invariant 21 cannot tell whose sign of life
+	897,   // a crashed server actor's streams end when it restarts, not at once
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
