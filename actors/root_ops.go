@@ -14,8 +14,22 @@ import (
 // crashed instance can no longer answer it.
 func (r *rootActor) childFailed(m childFailed) {
 	name := m.rec.cfg.Name
-	if f, ok := m.message.(messages.Failable); ok {
-		f.Fail(messages.Errorf(messages.KindInternal, name, "the server's actor crashed while handling this request"))
+	switch msg := m.message.(type) {
+	case messages.Failable:
+		msg.Fail(messages.Errorf(messages.KindInternal, name, "the server's actor crashed while handling this request"))
+	case messages.DialResult:
+		// The connection it brought would belong to no one: close it
+		// (the restarted actor dials again when it needs one).
+		if msg.Conn != nil {
+			msg.Conn.Close()
+		}
+	case *messages.QueryStatus, *messages.Shutdown:
+		// No error fits them: the restarted actor answers them (the post
+		// waits in its suspended mailbox until the restart).
+		m.rec.mu.Lock()
+		pid := m.rec.pid
+		m.rec.mu.Unlock()
+		r.env.send(pid, msg)
 	}
 	now := r.env.clock.Now()
 	m.rec.mu.Lock()

@@ -2,6 +2,8 @@ package actors
 
 import (
 	"github.com/mcprt/mcprt/messages"
+	"maps"
+	"slices"
 )
 
 // shutdown stops taking work, fails what is pending and closes every
@@ -85,8 +87,8 @@ func (s *serverActor) crashed() {
 	if s.slotGen != 0 {
 		s.env.send(s.env.root, releaseSlot{pid: s.me, gen: s.slotGen})
 	}
-	for _, c := range s.conns {
-		c.Close()
+	for _, gen := range slices.Sorted(maps.Keys(s.conns)) { // in order: replayable
+		s.conns[gen].Close()
 	}
 	if s.stopping != nil {
 		s.stopping()

@@ -14,6 +14,7 @@ import (
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
+	"go.uber.org/goleak"
 )
 
 // Crash tests, one per actor kind, against the test server in its own
@@ -433,6 +434,103 @@ func TestCrashSubscriptionGivesUp(t *testing.T) {
 	other := w.subscribe(ts.EventTest, `{"tag":"y"}`, "")
 	if other.Status != eventstream.StateActive {
 		t.Fatalf("a new subscription: %+v", other)
+	}
+	if err := w.rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// After crashes of a subscription's, the server's and the events actor, Close leaves
+// nothing running: no goroutine of the runtime, no child process (the
+// runtime's Close waits for its transports' goroutines and processes).
+//
+// Not parallel: goleak inspects every goroutine of the process.
+func TestCrashesLeaveNothingRunning(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	w, arm := crashEvRig(t)
+	w.subscribe(ts.EventTest, "", "")
+	arm.arm(messages.ActorSubscription)
+	mark := w.clk.Mark()
+	w.emit(ts.EventTest, 1, "")
+	if ids, _ := w.collect(mark, 1); len(ids) != 1 {
+		t.Fatalf("after a subscription crash: %v", ids)
+	}
+	arm.arm(messages.ActorServer)
+	mark = w.clk.Mark()
+	if res := w.mcp.Execute(w.ctx, json.RawMessage(`{"tool":"echo","server":"ev","args":{"message":"x"}}`)); !res.IsError || !strings.Contains(res.Text, "crashed") {
+		t.Fatalf("the call the server actor crashed on: %q", res.Text)
+	}
+	w.clk.WaitArmed(w.ctx, t, mark, 100*time.Millisecond)
+	w.clk.Advance(100 * time.Millisecond)
+	arm.arm(messages.ActorEvents)
+	mark = w.clk.Mark()
+	done := make(chan struct{})
+	go func() { w.ev.Execute(w.ctx, json.RawMessage(`{"action":"list"}`)); close(done) }()
+	w.clk.WaitArmed(w.ctx, t, mark, 100*time.Millisecond)
+	w.clk.Advance(100 * time.Millisecond)
+	<-done
+	if err := w.rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.rt.LiveActors(); n != 0 {
+		t.Fatalf("%d actors alive after Close", n)
+	}
+	// protoactor's dead-letter throttle (a message to a stopped actor, such
+	// as a reply to a crashed session's actor) keeps one goroutine for a
+	// second of wall time after the first dead letter; wait for it to end.
+	poll(w.ctx, t, "no goroutine of the runtime left", func() bool { return goleak.Find(ignore) == nil })
+	goleak.VerifyNone(t, ignore)
+}
+
+// The events actor crashing on every message: each message is handled
+// once more after a restart and, crashing again, answered with the crash;
+// after five restarts the policy ends the actor, every call is then
+// refused with a clear error at once, and Close returns.
+func TestCrashEventsActorGivesUp(t *testing.T) {
+	t.Parallel()
+	w, arm := crashEvRig(t)
+	arm.armAlways(messages.ActorEvents, true)
+	mark := w.clk.Mark()
+	var calls []chan mcprt.Result
+	call := func() {
+		ch := make(chan mcprt.Result, 1)
+		calls = append(calls, ch)
+		go func() { ch <- w.ev.Execute(w.ctx, json.RawMessage(`{"action":"catalog","server":"ev"}`)) }()
+	}
+	call()
+	delays := []time.Duration{100, 200, 400, 800, 1600}
+	for n := range 6 {
+		arm.waitFired(w.ctx, t, n+1)
+		if n%2 == 1 {
+			// The message was handled again and crashed again: its caller
+			// is answered with the crash; the next call crashes it next.
+			select {
+			case res := <-calls[len(calls)-1]:
+				if !res.IsError || !strings.Contains(res.Text, "crashed") {
+					t.Fatalf("call %d: %q", len(calls), res.Text)
+				}
+			case <-w.ctx.Done():
+				t.Fatalf("call %d was never answered", len(calls))
+			}
+			if n < 5 {
+				call()
+			}
+		}
+		if n < 5 {
+			mark = w.clk.WaitArmed(w.ctx, t, mark, delays[n]*time.Millisecond)
+			w.clk.Advance(delays[n] * time.Millisecond)
+		}
+	}
+	arm.armAlways(messages.ActorEvents, false)
+	if res := w.ev.Execute(w.ctx, json.RawMessage(`{"action":"list"}`)); res.IsError && !strings.Contains(res.Text, "events companion") {
+		t.Fatalf("list after the companion stopped: %q", res.Text)
+	}
+	sub := w.subscribeResult(w.ctx, ts.EventTest, "", "")
+	if !sub.IsError || !strings.Contains(sub.Text, "events companion has stopped") {
+		t.Fatalf("subscribe after the companion stopped: %q", sub.Text)
+	}
+	if n := len(w.host.crashNotices()); n != 6 {
+		t.Fatalf("%d crash notices, want 6", n)
 	}
 	if err := w.rt.Close(); err != nil {
 		t.Fatal(err)

@@ -24,12 +24,14 @@ import (
 func CampaignEvents(w *World) error {
 	r := rand.New(rand.NewPCG(w.Seed, 0xca4a))
 	c := &campaign{w: w, r: r, er: rand.New(rand.NewPCG(w.Seed, 0xe7e7)), events: true}
+	cr := rand.New(rand.NewPCG(w.Seed, 0xc4a5)) // the crash fault's own draws
 	c.configure()
 	c.configureEvents()
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
 	for i, n := 0, 20+c.er.IntN(80); i < n; i++ {
+		c.maybeCrash(cr)
 		if err := c.evStep(); err != nil {
 			return err
 		}

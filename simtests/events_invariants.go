@@ -70,8 +70,8 @@ type evState struct {
 	sinceAlive map[string]int
 	aliveAt    map[string]time.Duration
 	shaky      map[string]time.Duration
-	dropped   int                        // dropped_events, summed
-	droppedSt int                        // dropped_statuses, summed
+	dropped    int // dropped_events, summed
+	droppedSt  int // dropped_statuses, summed
 }
 
 func (c *checker) ev() *evState {
@@ -136,7 +136,9 @@ func (c *checker) evExhausted(s eventstream.Snapshot) {
 	e := c.ev()
 	k := subKey(s.Server, s.Name, string(s.Arguments))
 	at, ok := e.aliveAt[k]
-	if !ok || e.shaky[s.Server] >= at {
+	if !ok || e.shaky[s.Server] >= at || c.subscriptionsOf(k) > 1 {
+		// (Two subscriptions of one identity share the server's opens and
+		// signs of life: which one a sign of life was for is unknown.)
 		return
 	}
 	if n := e.sinceAlive[k]; n < 5 {

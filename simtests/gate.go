@@ -36,7 +36,7 @@ import (
 // stackReserve is how much of the simulation goroutine's stack Pin counts
 // as its own below the anchor: the activations' deepest frames stay far
 // above it. NewWorld grows the stack past twice that first, and with the
-// garbage collector off during a run the stack never shrinks, so it never
+// stack shrinking off (GODEBUG=gcshrinkstackoff=1, TestMain) the stack never shrinks, so it never
 // moves.
 const stackReserve = 512 << 10
 

@@ -15,7 +15,6 @@ import (
 // goroutine's post must wait for the activation to end, not land in the
 // running mailbox ahead of the activation's own post.
 func TestGateHoldsPostsDuringAnActivation(t *testing.T) {
-	defer noGC()()
 	synctest.Test(t, func(t *testing.T) {
 		growStack(2 * stackReserve / 4096)
 		var anchor byte

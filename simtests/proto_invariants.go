@@ -3,6 +3,8 @@ package simtests
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
+	"time"
 
 	"github.com/mcprt/mcprt/messages"
 )
@@ -148,16 +150,21 @@ func (c *checker) streamEnded(x *hostStream) {
 	ok := false
 	switch e.Reason {
 	case messages.EndCancelled:
-		ok = x.cancelled || shutdown
+		// A crashed server actor's sessions stop with it, and their
+		// streams end cancelled, as at shutdown.
+		ok = x.cancelled || shutdown || c.w.crashesFired(messages.ActorServer) > 0
 	case messages.EndEnded:
 		ok = x.answered
 	case messages.EndError:
-		ok = x.rpcErr != nil || x.handlerError
-		if x.rpcErr != nil && !x.handlerError {
+		crashed := strings.Contains(e.Error, "actor crashed") &&
+			c.w.crashesFired(messages.ActorStream, messages.ActorObserver, messages.ActorSession, messages.ActorServer) > 0
+		ok = x.rpcErr != nil || x.handlerError || crashed
+		if x.rpcErr != nil && !x.handlerError && !crashed {
 			c.protocolErrorKept(x)
 		}
 	case messages.EndDisconnected:
-		ok = x.notSent || x.lateOpen || shutdown || c.connEnded(x.sess)
+		ok = x.notSent || x.lateOpen || shutdown || c.connEnded(x.sess) ||
+			strings.Contains(e.Error, "actor crashed") && c.w.crashesFired(messages.ActorSession, messages.ActorServer) > 0 // refused by its crashed session
 	}
 	if x.sent && x.gen == 0 {
 		c.w.violate("host %s: Sent is closed, but its request never reached the server", x.id)
@@ -208,13 +215,17 @@ func (c *checker) bindings() {
 		}
 		return false
 	}
+	// A server actor that crashed tells its sessions (and so their streams
+	// and observers) when it restarts (they stop with the crashed
+	// incarnation), after the policy's delay (at most 10 s).
+	restarting := c.w.crash.serverAt > 0 && c.w.Now()-c.w.crash.serverAt <= 10*time.Second
 	for _, hs := range ps.sessions {
-		if !hs.done && gone(hs) {
+		if !hs.done && gone(hs) && !restarting {
 			c.w.violate("session %s: its connection %s#%d has ended, but it is not Done", hs.id, hs.server, hs.gen)
 		}
 	}
 	for _, x := range ps.streams {
-		if !x.ended && gone(x.sess) {
+		if !x.ended && gone(x.sess) && !restarting {
 			c.w.violate("host %s: its connection %s#%d has ended, but it has not", x.id, x.sess.server, x.sess.gen)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 // production reader does, and every frame still reaches the handler, in
 // order, once the consumer has returned credits.
 func TestStreamWindow(t *testing.T) {
-	defer noGC()()
 	s, err := parseScript(`server alpha
 ----
 

@@ -23,7 +23,6 @@ var scenarioSeeds = []uint64{1, 2, 3}
 // runScenario runs a parsed scenario in its own bubble with the given seed
 // (0: FIFO, the expected output's order).
 func runScenario(t *testing.T, s *script, seed uint64, yield bool) (outputs [][]string, trace string, err error) {
-	defer noGC()()
 	defer func() {
 		if p := recover(); p != nil {
 			err = errors.Join(err, fmt.Errorf("panic: %v", p))

@@ -9,11 +9,15 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
 	"unsafe"
+
+	cmap "github.com/orcaman/concurrent-map"
 )
 
 var (
@@ -22,7 +26,8 @@ var (
 	firstSeed = flag.Uint64("first-seed", 1, "TestSim: the first seed of the campaign")
 	strict    = flag.Bool("strict", false, "TestSim: fail on known issues too (see known.go)")
 	yieldFlag = flag.Bool("yield", false, "replays yield the processor at every post an activation makes, as a preemption would there (see gate.go)")
-	procs     = flag.Int("procs", 1, "GOMAXPROCS for the simulation (the post gate keeps runs replayable on more than one)")
+	procs     = flag.Int("procs", runtime.NumCPU(), "GOMAXPROCS for the simulation (the post gate keeps runs replayable on any number)")
+	workers   = flag.Int("workers", 0, "TestSim: seeds run at once, each on its own goroutine and single-threaded (0: GOMAXPROCS)")
 )
 
 // heldMidStep counts, over the whole test binary, the posts the gate held
@@ -34,14 +39,43 @@ var heldMidStep atomic.Int64
 // longer adds the dispatcher to its mailboxes (actors/env.go).
 var heldAll atomic.Int64
 
-// TestMain runs the package on one processor unless -procs says otherwise:
-// runs replay byte for byte on any number (the post gate decides where host
-// goroutines' posts land, see gate.go), but one is fastest.
+// TestMain runs the package on every processor unless -procs says
+// otherwise: runs replay byte for byte on any number (the post gate decides
+// where host goroutines' posts land, see gate.go), and TestSim runs seeds
+// on parallel workers. The test binary first runs itself again with
+// GODEBUG=gcshrinkstackoff=1: the garbage collector must never move a
+// simulation goroutine's stack (the gate recognises that goroutine by it),
+// and with shrinking off it never does, so the collector can run during
+// simulations (it used to be off for each run and forced after it).
 func TestMain(m *testing.M) {
+	if godebug := os.Getenv("GODEBUG"); !strings.Contains(godebug, shrinkOff) {
+		if godebug != "" {
+			godebug += ","
+		}
+		env := append(os.Environ(), "GODEBUG="+godebug+shrinkOff)
+		exe, err := os.Executable()
+		if err == nil {
+			err = syscall.Exec(exe, os.Args, env)
+		}
+		fmt.Fprintf(os.Stderr, "simtests: cannot run again with GODEBUG=%s: %v\n", shrinkOff, err)
+		os.Exit(2)
+	}
 	flag.Parse()
 	runtime.GOMAXPROCS(*procs)
+	// Every run starts a runtime, whose protoactor system makes a process
+	// registry of 1,024 concurrent maps of cmap.SHARD_COUNT shards each:
+	// at the default 32 that was 32,768 maps per run and a quarter of the
+	// simulator's CPU. The simulation is single-threaded, so lock striping
+	// buys nothing: one shard each. Set before any map exists (lookups
+	// index by it), in this test binary only; production keeps 32.
+	cmap.SHARD_COUNT = 1
+	// A run allocates a few MB and keeps little: collect less often.
+	debug.SetGCPercent(400)
 	os.Exit(m.Run())
 }
+
+// shrinkOff is the GODEBUG setting the simulations run with (TestMain).
+const shrinkOff = "gcshrinkstackoff=1"
 
 // reproduce is the one command that replays a failing seed.
 func reproduce(seed uint64) string {
@@ -62,7 +96,6 @@ func runSeed(t *testing.T, seed uint64, yield bool) (trace string, err error) {
 
 // runFlavor runs one campaign of a seed.
 func runFlavor(t *testing.T, seed uint64, yield bool, campaign func(*World) error) (trace string, err error) {
-	defer noGC()()
 	defer func() {
 		if p := recover(); p != nil {
 			err = errors.Join(err, fmt.Errorf("panic: %v", p))
@@ -104,20 +137,6 @@ func runCaught(w *World, campaign func(*World) error) (err error) {
 		}
 	}()
 	return campaign(w)
-}
-
-// noGC turns the garbage collector off until the returned function runs.
-// The post gate (gate.go) tells the simulation goroutine's posts from
-// others' by the goroutine's stack, which NewWorld grows and Dispatcher.Pin
-// records: the garbage collector would shrink it, moving it. A run
-// allocates a few MB, so it runs without collection and the heap is
-// collected between runs.
-func noGC() func() {
-	old := debug.SetGCPercent(-1)
-	return func() {
-		debug.SetGCPercent(old)
-		runtime.GC()
-	}
 }
 
 // endBubble lets protoactor's dead-letter throttle end before the bubble
@@ -164,6 +183,8 @@ var regressionSeeds = []uint64{
 	1420,  // a stream opened at the very moment of shutdown never ended (Session.abandon)
 	10989, // a stream refused at once on a stopped session: ended, not yet noticed, counted as holding a lease
 	2850,  // the same
+	603,   // two subscriptions of one identity: invariant 21 cannot tell whose sign of life
+	897,   // a crashed server actor's streams end when it restarts, not at once
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
@@ -184,13 +205,18 @@ func TestSim(t *testing.T) {
 		}
 	}
 	began := time.Now()
+	results := runSeeds(t, seeds)
 	distinct := map[string]bool{}
-	digest := sha256.New()   // of every trace in seed order: equal for equal campaigns, whatever -procs
+	digest := sha256.New()   // of every trace in seed order: equal for equal campaigns, whatever -procs or -workers
 	var issues []*KnownIssue // in the order first hit
 	known := map[*KnownIssue][]uint64{}
 	lines := 0
-	for _, seed := range seeds {
-		first, err := runSeed(t, seed, false)
+	for i, seed := range seeds {
+		r := results[i]
+		if !r.ran {
+			break // after a failing seed: the loop has stopped at it
+		}
+		first, err, second, err2 := r.first, r.err, r.second, r.err2
 		var k *KnownIssue
 		if errors.As(err, &k) && !*strict {
 			if known[k] == nil {
@@ -200,10 +226,6 @@ func TestSim(t *testing.T) {
 		} else if err != nil {
 			t.Fatalf("seed %d: %v\n%s\nreproduce with: %s", seed, err, tail(first, 60), reproduce(seed))
 		}
-		// With -yield the replay yields the processor at every post an
-		// activation makes: host goroutines woken by an activation run in
-		// the middle of it (gate.go).
-		second, err2 := runSeed(t, seed, *yieldFlag)
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("seed %d: the second run ended differently: %v\nreproduce with: %s", seed, err2, reproduce(seed))
 		}
@@ -223,10 +245,11 @@ func TestSim(t *testing.T) {
 	if len(seeds) > 4 && len(distinct) < len(seeds)/2 {
 		t.Fatalf("%d seeds gave only %d distinct traces: the campaign is not exploring", len(seeds), len(distinct))
 	}
-	t.Logf("%d seeds run twice each, all replayed byte for byte: %d distinct traces, %d trace lines per run (digest %x), %s; %d host posts arrived during an activation and were held (gate.go)",
-		len(seeds), len(distinct), lines, digest.Sum(nil)[:6], time.Since(began).Round(time.Millisecond), heldMidStep.Load())
-	t.Logf("events campaigns (both runs of each seed): %d subscriptions, %d events and %d status items delivered, %d events counted dropped, %d active subscriptions accounted at checkpoints",
-		evTotals.subscriptions.Load(), evTotals.delivered.Load(), evTotals.statusItems.Load(), evTotals.dropped.Load(), evTotals.accounted.Load())
+	took := time.Since(began)
+	t.Logf("%d seeds run twice each, all replayed byte for byte: %d distinct traces, %d trace lines per run (digest %x), %s on %d worker(s) (%.0f seeds/minute); %d host posts arrived during an activation and were held (gate.go)",
+		len(seeds), len(distinct), lines, digest.Sum(nil)[:6], took.Round(time.Millisecond), workerCount(), float64(len(seeds))/took.Minutes(), heldMidStep.Load())
+	t.Logf("events campaigns (both runs of each seed): %d subscriptions, %d events and %d status items delivered, %d events counted dropped, %d active subscriptions accounted at checkpoints, %d actor crashes injected",
+		evTotals.subscriptions.Load(), evTotals.delivered.Load(), evTotals.statusItems.Load(), evTotals.dropped.Load(), evTotals.accounted.Load(), crashTotals.Load())
 	if len(seeds) >= 100 && (evTotals.accounted.Load() == 0 || evTotals.statusItems.Load() == 0) {
 		t.Fatalf("the events campaigns accounted no subscription or delivered no status: they no longer exercise events")
 	}
@@ -234,4 +257,64 @@ func TestSim(t *testing.T) {
 		ss := known[k]
 		t.Logf("%s: hit by %d seed(s), first %d (%s; -strict fails on it)", k, len(ss), ss[0], reproduce(ss[0]))
 	}
+}
+
+// seedResult is what the two runs of one seed gave.
+type seedResult struct {
+	ran           bool
+	first, second string
+	err, err2     error
+}
+
+// workerCount is how many seeds run at once.
+func workerCount() int {
+	if *workers > 0 {
+		return *workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// runSeeds runs every seed twice (the second run with -yield when set) on
+// parallel workers: each seed's runs stay on one goroutine, single-threaded
+// in their bubbles, so each replays byte for byte whatever runs beside it.
+// Workers take seeds in order; after a seed fails (or its replay differs),
+// no later seed starts, and every earlier one finishes, so the caller
+// reports the first failing seed in seed order.
+func runSeeds(t *testing.T, seeds []uint64) []seedResult {
+	results := make([]seedResult, len(seeds))
+	var next atomic.Int64
+	var stop atomic.Int64 // the lowest index that failed; len(seeds) while none has
+	stop.Store(int64(len(seeds)))
+	var wg sync.WaitGroup
+	for range min(workerCount(), len(seeds)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(len(seeds)) || i > stop.Load() {
+					return
+				}
+				r := &results[i]
+				r.first, r.err = runSeed(t, seeds[i], false)
+				if f := os.Getenv("SIMTRACE"); f != "" { // the whole first trace (a failure prints its tail)
+					_ = os.WriteFile(f, []byte(r.first), 0o644)
+				}
+				r.second, r.err2 = runSeed(t, seeds[i], *yieldFlag)
+				r.ran = true
+				var k *KnownIssue
+				known := errors.As(r.err, &k) && !*strict
+				if (r.err != nil && !known) || r.first != r.second || (r.err == nil) != (r.err2 == nil) {
+					for {
+						cur := stop.Load()
+						if i >= cur || stop.CompareAndSwap(cur, i) {
+							break
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return results
 }

@@ -45,6 +45,7 @@ type World struct {
 	closedAt time.Duration // when Close returned
 	blocked  []*link       // links waiting for a stream credit (unblock)
 	draining bool          // Drain is ending a failed run: violations no longer stop it
+	crash    crashState    // the crash fault (crashes.go)
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
@@ -88,7 +89,7 @@ func (w *World) Start() error {
 	}
 	rt, err := mcprt.Start(context.Background(), mcprt.Options{
 		Config: cfg, Host: w.Host, ClientName: "mcprt-sim", ClientVersion: "0",
-		Clock: simClock{w}, Rand: w.Rand, Dispatcher: w.Disp, Dialer: w,
+		Clock: simClock{w}, Rand: w.Rand, Dispatcher: w.Disp, Dialer: w, InjectCrash: w.injectCrash,
 	})
 	if err != nil {
 		return err
