@@ -2,6 +2,7 @@ package mcprt
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sort"
 	"strings"
@@ -109,4 +110,54 @@ func (rt *Runtime) AuthServers() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// authActions gives the mcp tool's auth-start and auth-complete to the
+// servers' authorizers.
+type authActions struct{ rt *Runtime }
+
+func (x authActions) authorizer(server string) (*auth.Authorizer, *messages.Error) {
+	a := x.rt.authorizers[server]
+	if a == nil {
+		return nil, messages.Errorf(messages.KindInvalidArgs, server, "server does not use OAuth (set auth \"oauth\" or an oauth block)")
+	}
+	return a, nil
+}
+
+// Start implements tools.AuthActions.
+func (x authActions) Start(ctx context.Context, server string) (string, *messages.Error) {
+	a, e := x.authorizer(server)
+	if e != nil {
+		return "", e
+	}
+	u, err := a.StartHeadless(ctx)
+	if err != nil {
+		return "", authError(server, err)
+	}
+	return u, nil
+}
+
+// Complete implements tools.AuthActions. On success the server is
+// connected at once with the new token.
+func (x authActions) Complete(ctx context.Context, server, pasted string) *messages.Error {
+	a, e := x.authorizer(server)
+	if e != nil {
+		return e
+	}
+	if err := a.CompleteHeadless(ctx, pasted); err != nil {
+		return authError(server, err)
+	}
+	// Forget the remembered auth_required failure: connect with the token.
+	if _, err := x.rt.Connect(ctx, server, true); err != nil {
+		return authError(server, err)
+	}
+	return nil
+}
+
+func authError(server string, err error) *messages.Error {
+	var me *messages.Error
+	if errors.As(err, &me) {
+		return me
+	}
+	return &messages.Error{Kind: messages.KindAuthRequired, Server: server, Message: err.Error()}
 }

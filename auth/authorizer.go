@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
@@ -48,7 +49,10 @@ type Authorizer struct {
 	mu     sync.Mutex
 	loaded bool
 	rec    Record
-	flows  int
+	flows  atomic.Int32
+
+	hmu      sync.Mutex
+	headless *headlessFlow // guarded by hmu: the auth-start flow waiting for auth-complete
 }
 
 func (a *Authorizer) now() time.Time { return clock.Or(a.Clock).Now() }
@@ -227,63 +231,8 @@ func (a *Authorizer) Login(ctx context.Context, ch Challenge) error {
 	return nil
 }
 
-// authorize runs discovery and the configured grant; a.mu is held.
-func (a *Authorizer) authorize(ctx context.Context, ch Challenge) error {
-	if err := a.Settings.Check(); err != nil {
-		return err
-	}
-	hc := a.httpClient()
-	a.progress("discovering the authorization server")
-	d, err := Discover(ctx, hc, a.URL, ch)
-	if err != nil {
-		return err
-	}
-	granted := ""
-	if a.rec.Token != nil {
-		granted = a.rec.Token.Scope
-	}
-	scope := chooseScope(ch, d, a.Settings.Scope, granted)
-	a.flows++
-	var tok *Token
-	var client *Client
-	switch a.Settings.grant() {
-	case GrantClientCredentials:
-		a.progress("requesting a token (client credentials)")
-		tok, err = clientCredentials(ctx, hc, d, a.Settings, scope, a.now())
-	case GrantJWTBearer:
-		a.progress("requesting a token (cross-app access)")
-		tok, err = crossApp(ctx, hc, d, a.Settings, scope, a.now())
-	default:
-		a.progress("waiting for the authorization in the browser")
-		tok, client, err = codeFlow(ctx, hc, a.Receiver, d, a.Settings, a.rec.Client, scope, a.now)
-	}
-	if err != nil {
-		return err
-	}
-	if tok.Scope == "" {
-		tok.Scope = scope // RFC 6749 §5.1: omitted means as requested
-	}
-	tok.Resource = d.Resource
-	if client == nil {
-		client = &Client{ID: a.Settings.ClientID, Issuer: d.Server.Issuer}
-		if len(a.Settings.PrivateKeyPEM) > 0 {
-			client.AuthMethod = AuthPrivateKeyJWT
-		}
-	}
-	a.rec.Token, a.rec.Client = tok, client
-	if err := a.save(); err != nil {
-		return fmt.Errorf("the token could not be stored in the %s: %w", a.store().Name(), err)
-	}
-	a.progress("authorized")
-	return nil
-}
-
 // Flows counts the authorizations run (for status and tests).
-func (a *Authorizer) Flows() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.flows
-}
+func (a *Authorizer) Flows() int { return int(a.flows.Load()) }
 
 // Granted returns the granted scope of the current token.
 func (a *Authorizer) Granted() string {
