@@ -34,7 +34,7 @@ type AuthOptions struct {
 }
 
 // buildAuthorizers makes one Authorizer per OAuth server.
-func buildAuthorizers(eff *config.Effective, opts Options, host *hostCalls) map[string]*auth.Authorizer {
+func buildAuthorizers(eff *config.Effective, opts Options, host *hostCalls, secrets func(ctx context.Context, server, field, value string) (string, error)) map[string]*auth.Authorizer {
 	out := map[string]*auth.Authorizer{}
 	store := opts.Auth.Store
 	if store == nil {
@@ -69,23 +69,29 @@ func buildAuthorizers(eff *config.Effective, opts Options, host *hostCalls) map[
 			Interactive: opts.Auth.Interactive || eff.Settings.AutoAuth || named,
 			Clock:       opts.Clock, Progress: notify,
 		}
+		if secrets != nil {
+			out[s.Name].Secrets = func(ctx context.Context, field, value string) (string, error) {
+				return secrets(ctx, name, field, value)
+			}
+		}
 	}
 	return out
 }
 
 // SettingsFromConfig converts a configuration oauth block. A clientSecret
-// written "!!value" is the literal "!value".
+// written "!!value" is the literal "!value"; "!command" is run each time
+// the client authenticates (through the dialer's secret runner).
 func SettingsFromConfig(o config.OAuth) auth.Settings {
-	secret, problem := o.ClientSecret, ""
+	secret, command := o.ClientSecret, ""
 	switch {
 	case strings.HasPrefix(secret, "!!"):
 		secret = secret[1:]
 	case strings.HasPrefix(secret, "!"):
-		secret, problem = "", "oauth.clientSecret as a !command is not supported yet; give the value"
+		secret, command = "", secret[1:]
 	}
 	return auth.Settings{
-		Grant: o.GrantType, ClientID: o.ClientID, ClientSecret: secret, Scope: o.Scope,
-		RedirectURI: o.RedirectURI, ClientName: o.ClientName, ClientURI: o.ClientURI, Problem: problem,
+		Grant: o.GrantType, ClientID: o.ClientID, ClientSecret: secret, ClientSecretCommand: command, Scope: o.Scope,
+		RedirectURI: o.RedirectURI, ClientName: o.ClientName, ClientURI: o.ClientURI,
 	}
 }
 

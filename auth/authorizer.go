@@ -45,6 +45,9 @@ type Authorizer struct {
 	Transport http.RoundTripper
 	// Progress, when set, hears what the flow is doing (never secrets).
 	Progress func(msg string)
+	// Secrets resolves Settings.ClientSecretCommand (given as "!command")
+	// when the client authenticates; nil refuses such settings.
+	Secrets func(ctx context.Context, field, value string) (string, error)
 
 	mu     sync.Mutex
 	loaded bool
@@ -138,15 +141,32 @@ func (a *Authorizer) save() error {
 }
 
 // client is the stored client with the settings' secret restored.
-func (a *Authorizer) client() Client {
+func (a *Authorizer) client(s Settings) Client {
 	if a.rec.Client == nil {
-		return Client{ID: a.Settings.ClientID, Secret: a.Settings.ClientSecret, AuthMethod: AuthNone}
+		return Client{ID: s.ClientID, Secret: s.ClientSecret, AuthMethod: AuthNone}
 	}
 	c := *a.rec.Client
-	if !c.Registered && c.ID == a.Settings.ClientID {
-		c.Secret = a.Settings.ClientSecret
+	if !c.Registered && c.ID == s.ClientID {
+		c.Secret = s.ClientSecret
 	}
 	return c
+}
+
+// settings returns the settings with the client secret's command run.
+func (a *Authorizer) settings(ctx context.Context) (Settings, error) {
+	s := a.Settings
+	if s.ClientSecretCommand == "" {
+		return s, nil
+	}
+	if a.Secrets == nil {
+		return s, errors.New("the client secret is a command, and nothing here may run it")
+	}
+	v, err := a.Secrets(ctx, "oauth.clientSecret", "!"+s.ClientSecretCommand)
+	if err != nil {
+		return s, err
+	}
+	s.ClientSecret, s.ClientSecretCommand = v, ""
+	return s, nil
 }
 
 // Current returns the access token to send, refreshing it first when it
@@ -180,7 +200,11 @@ func (a *Authorizer) tryRefresh(ctx context.Context) error {
 	if a.rec.Client != nil {
 		issuer = a.rec.Client.Issuer
 	}
-	nt, err := refresh(ctx, a.httpClient(), t, a.client(), a.Settings, issuer, a.now())
+	s, err := a.settings(ctx)
+	if err != nil {
+		return err
+	}
+	nt, err := refresh(ctx, a.httpClient(), t, a.client(s), s, issuer, a.now())
 	if err != nil {
 		a.rec.Token.RefreshToken = "" // do not try it again
 		_ = a.save()

@@ -30,26 +30,30 @@ func (a *Authorizer) obtain(ctx context.Context, ch Challenge, rcv Receiver, sto
 	if err := a.Settings.Check(); err != nil {
 		return nil, nil, err
 	}
+	set, err := a.settings(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	hc := a.httpClient()
 	a.progress("discovering the authorization server")
 	d, err := Discover(ctx, hc, a.URL, ch)
 	if err != nil {
 		return nil, nil, err
 	}
-	scope := chooseScope(ch, d, a.Settings.Scope, granted)
+	scope := chooseScope(ch, d, set.Scope, granted)
 	a.flows.Add(1)
 	var tok *Token
 	var client *Client
-	switch a.Settings.grant() {
+	switch set.grant() {
 	case GrantClientCredentials:
 		a.progress("requesting a token (client credentials)")
-		tok, err = clientCredentials(ctx, hc, d, a.Settings, scope, a.now())
+		tok, err = clientCredentials(ctx, hc, d, set, scope, a.now())
 	case GrantJWTBearer:
 		a.progress("requesting a token (cross-app access)")
-		tok, err = crossApp(ctx, hc, d, a.Settings, scope, a.now())
+		tok, err = crossApp(ctx, hc, d, set, scope, a.now())
 	default:
 		a.progress("waiting for the authorization in the browser")
-		tok, client, err = codeFlow(ctx, hc, rcv, d, a.Settings, stored, scope, a.now)
+		tok, client, err = codeFlow(ctx, hc, rcv, d, set, stored, scope, a.now)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -262,3 +262,20 @@ func TestOAuthHeadlessStartCompleteRealProvider(t *testing.T) {
 		}
 	}
 }
+
+// A configured oauth block: client credentials whose clientSecret is a
+// "!command", run when the client authenticates.
+func TestOAuthConfigSecretCommandRealProvider(t *testing.T) {
+	peer := testenv.StartOIDCPeer(t, ccSecret)
+	f := &config.File{MCPServers: map[string]config.Server{"remote": {URL: peer.MCPURL, Auth: "oauth", OAuth: &config.OAuth{
+		GrantType: "client_credentials", ClientID: "cc-basic", ClientSecret: "!printf %s " + ccSecret, Scope: "mcp:read"}}}}
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{Config: f, AgentDir: t.TempDir(), Auth: mcprt.AuthOptions{Store: &auth.MemoryStore{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	tool, _ := rt.Tool(mcprt.MCPToolName)
+	if text := whoami(t, tool); !strings.Contains(text, "client=cc-basic") {
+		t.Fatalf("whoami: %s", text)
+	}
+}
