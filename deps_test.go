@@ -28,6 +28,7 @@ const (
 	modJSONSchema = "github.com/google/jsonschema-go"
 	modFsnotify   = "github.com/fsnotify/fsnotify"
 	modFlock      = "github.com/gofrs/flock"
+	modXSys       = "golang.org/x/sys"
 	modOAuth2     = "golang.org/x/oauth2"
 	modJOSE       = "github.com/go-jose/go-jose/v4"
 	modKeyring    = "github.com/zalando/go-keyring"
@@ -51,14 +52,14 @@ var layers = map[string]layer{
 	"extension":                    {[]string{"messages"}, "extension is pure: the protocol-extension API's decisions, no I/O, actors or transports"},
 	"catalog":                      {[]string{"messages", "config", modJSONSchema, modFlock}, "catalog owns metadata and ranking: no actors, no transports"},
 	"auth":                         {[]string{"messages", "clock", modOAuth2, modJOSE, modKeyring}, "auth is the OAuth client: discovery, grants and token stores; no actors, no transports"},
-	"transports":                   {[]string{"messages", "clock", "config", "internal/jsonscan", modMCP}, "transports must not know actors, supervision or protoactor"},
+	"transports":                   {[]string{"messages", "clock", "config", "internal/jsonscan", modMCP, modXSys}, "transports must not know actors, supervision or protoactor"},
 	"actors":                       {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", modProtoactor, modBackoff, modLRU}, "actors may use every lower layer, never tools, the root package, cmd or demoserver"},
 	"tools":                        {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config"}, "tools talk to actors through typed messages; never to transports or protoactor"},
-	"":                             {[]string{"auth", "messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", "actors", "tools", modProtoactor}, "the root package is the embedding API over everything below it"},
+	"":                             {[]string{"auth", "messages", "clock", "config", "eventstream", "supervisor", "extension", "clientside", "catalog", "transports", "actors", "tools", modProtoactor}, "the root package is the embedding API over everything below it"},
 	"demoserver":                   {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP, modFsnotify}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
 	"cmd/runtime":                  {[]string{"", "auth", "demoserver", "messages", "clock", "config", modCobra, modShlex}, "cmd/runtime is wiring only"},
 	"internal/testonly/testserver": {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
-	"internal/testonly/testenv":    {[]string{"clock", "internal/testonly/testserver"}, "testenv only installs and starts test peers"},
+	"internal/testonly/testenv":    {[]string{"clock", "internal/testonly/testserver", modXSys}, "testenv only installs and starts test peers"},
 	"internal/testonly/bench":      {nil, "bench holds benchmarks only"},
 	"internal/jsonscan":            {nil, "jsonscan is a leaf: standard library only"},
 	"e2e":                          {nil, "e2e holds the end-to-end tests of the embedding API only"},

@@ -26,6 +26,10 @@ type Host interface {
 type Options struct {
 	// Host receives deliveries and notices; nil drops them.
 	Host Host
+	// Client holds the host's answers to what servers ask of the client
+	// (elicitation, sampling, roots) and its progress hook; zero hooks
+	// advertise no capability (see ClientHooks).
+	Client ClientHooks
 	// Events tunes the events companion's timers and budgets, and
 	// EventBatch its wakeup batchers; zero fields take the defaults
 	// (activation 15 s, watchdog 65 s, retries 1-16 s, 500 ms batches).
@@ -76,4 +80,10 @@ type Options struct {
 	// Dialer is the asynchronous connection port between actors and MCP I/O
 	// (default: real stdio, HTTP and socket transports).
 	Dialer messages.Dialer
+	// InjectCrash is the crash-injection seam, for simulation and tests
+	// only: production never sets it (nil: no actor is ever asked). Before
+	// every ordinary message an actor of the runtime takes, it is asked with
+	// the actor's kind; true makes that message panic as a bug would, and
+	// the crash policy handles it (docs/architecture.md, "Supervision").
+	InjectCrash messages.CrashInjector
 }

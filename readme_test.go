@@ -42,7 +42,8 @@ func TestReadmeExample(t *testing.T) {
 	if code > 24 {
 		t.Fatalf("the embedding example has %d lines of code; keep it near 20", code)
 	}
-	for _, want := range []string{"go run ./cmd/runtime demo", "go test ./..."} {
+	// The two set-up commands, and the first step with one's own servers.
+	for _, want := range []string{"go run ./cmd/runtime demo", "go test ./...", "runtime config detect", "(docs/config.md)"} {
 		if !strings.Contains(string(readme), want) {
 			t.Fatalf("README lacks %q", want)
 		}

@@ -52,6 +52,7 @@ type Runtime struct {
 	ready     atomic.Bool // set once mcp exists; the change hook waits for it
 
 	host   *hostCalls
+	client *clientSide
 	events Tool // mcp_events
 
 	authorizers map[string]*auth.Authorizer // by server name; read-only after Start
@@ -76,6 +77,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		logger = defaultLogger()
 	}
 	rt := &Runtime{issues: eff.Issues, logger: logger, host: &hostCalls{host: opts.Host}}
+	rt.client = newClientSide(rt, opts.Client)
 	for _, is := range eff.Issues {
 		rt.host.notify(ctx, messages.Notice{Level: messages.NoticeWarning, Server: is.Server, Text: is.String()})
 	}
@@ -89,7 +91,8 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 			Stderr: func(server, line string) {
 				logger.Info("server stderr", "server", server, "line", line)
 				rt.host.notify(context.Background(), messages.Notice{Level: messages.NoticeInfo, Server: server, Text: "stderr: " + line})
-			}}
+			},
+			ServerRequests: rt.client.serve, Capabilities: rt.client.capabilities()}
 		dialer = rt.dialer
 	}
 	var secrets func(ctx context.Context, server, field, value string) (string, error)
@@ -109,9 +112,10 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	sys, err := actors.Start(actors.Config{
 		Servers: servers, Clock: opts.Clock, Rand: opts.Rand, Dispatcher: opts.Dispatcher, Dialer: dialer,
 		Logger: logger, ClientName: name, ClientVersion: version, CachePath: cache, OnChange: rt.changed,
-		Deliver: func(m messages.HostMessage) { rt.host.deliver(context.Background(), m) },
-		Notify:  func(n messages.Notice) { rt.host.notify(context.Background(), n) },
-		Events:  opts.Events, EventBatch: opts.EventBatch,
+		Deliver:    func(m messages.HostMessage) { rt.host.deliver(context.Background(), m) },
+		Notify:     func(n messages.Notice) { rt.host.notify(context.Background(), n) },
+		ClientNote: rt.client.note,
+		Events:     opts.Events, EventBatch: opts.EventBatch, InjectCrash: opts.InjectCrash,
 	})
 	if err != nil {
 		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}

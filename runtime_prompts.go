@@ -16,7 +16,7 @@ import (
 // PromptInfo is one prompt a server offers, for hosts that show prompts as
 // commands.
 type PromptInfo struct {
-	Server string
+	Server string `json:"server"`
 	catalog.Prompt
 }
 
@@ -36,22 +36,22 @@ func (r *Runtime) Prompts() []PromptInfo {
 // PromptMessage is one message of a rendered prompt.
 type PromptMessage struct {
 	// Role is "user" or "assistant".
-	Role string
+	Role string `json:"role"`
 	// Text is the message's text (resources inlined, other content as
 	// markers).
-	Text string
+	Text string `json:"text"`
 	// Images are the message's images.
-	Images []tools.Image
+	Images []tools.Image `json:"images,omitempty"`
 }
 
 // PromptResult is a rendered prompt.
 type PromptResult struct {
-	Description string
-	Messages    []PromptMessage
+	Description string          `json:"description,omitempty"`
+	Messages    []PromptMessage `json:"messages"`
 	// Text is every message flattened into one, with [user] and
 	// [assistant] markers when there is more than one message, for hosts
 	// that insert a prompt as a single user message.
-	Text string
+	Text string `json:"text"`
 }
 
 // GetPrompt renders a server's prompt with arguments (prompts/get). When
@@ -92,6 +92,31 @@ func (r *Runtime) GetPrompt(ctx context.Context, server, name string, args map[s
 		return PromptResult{}, rep.Err
 	}
 	return renderPrompt(rep.Result)
+}
+
+// GetPromptWords renders a prompt from command words, as seed 002's
+// slash commands take them: NAME=VALUE for a declared argument, any other
+// word for the next declared argument not yet set
+// (catalog.PromptArguments). An unknown prompt takes NAME=VALUE words only.
+func (r *Runtime) GetPromptWords(ctx context.Context, server, name string, words []string) (PromptResult, error) {
+	for _, p := range r.sys.Catalog().Snapshot().Server(server).Prompts {
+		if p.Name == name {
+			args, err := catalog.PromptArguments(p, words)
+			if err != nil {
+				return PromptResult{}, messages.Errorf(messages.KindInvalidArgs, server, "%s", err)
+			}
+			return r.GetPrompt(ctx, server, name, args)
+		}
+	}
+	args := map[string]string{}
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k == "" {
+			return PromptResult{}, messages.Errorf(messages.KindInvalidArgs, server, "prompt %q is not known yet, so its arguments must be NAME=VALUE", name)
+		}
+		args[k] = v
+	}
+	return r.GetPrompt(ctx, server, name, args)
 }
 
 // renderPrompt decodes a prompts/get result.

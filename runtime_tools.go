@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcprt/mcprt/actors"
@@ -156,6 +157,10 @@ func (r *Runtime) currentTools(ctx context.Context) ([]Tool, []string) {
 func (s *toolSurface) noticesLocked(surf tools.Surface) ([]messages.Notice, []config.Issue) {
 	var notices []messages.Notice
 	var issues []config.Issue
+	for _, c := range surf.Changed {
+		notices = append(notices, messages.Notice{Level: messages.NoticeWarning, Text: fmt.Sprintf(
+			"direct tool %s changed (a new definition): register the tools again (Runtime.Tools); calls through the old registration are refused", c)})
+	}
 	for _, is := range surf.Issues {
 		if !s.issues[is] {
 			s.issues[is] = true
@@ -171,13 +176,51 @@ func (s *toolSurface) noticesLocked(surf tools.Surface) ([]messages.Notice, []co
 	return notices, issues
 }
 
+// EnvOutputGuard set to "0" turns the output guard off, as
+// settings.outputGuard false does (seed 002's kill switch).
+const EnvOutputGuard = "MCP_OUTPUT_GUARD"
+
 // toolOptions is what the tools need of the configuration.
 func toolOptions(opts Options, eff *config.Effective) tools.Options {
+	set := eff.Settings
+	if os.Getenv(EnvOutputGuard) == "0" {
+		set.OutputGuardOff = true
+	}
 	results := opts.ResultDir
 	if results == "" {
 		results = os.Getenv(EnvResultDir)
 	}
-	return tools.Options{Servers: eff.Servers, Settings: eff.Settings, HostTools: opts.HostTools, DirectEnv: os.Getenv(EnvDirectTools), ResultDir: results}
+	return tools.Options{Servers: eff.Servers, Settings: set, HostTools: opts.HostTools, Skipped: skippedServers(eff),
+		DirectEnv: os.Getenv(EnvDirectTools), ResultDir: results, URLConsent: urlConsent(opts.Client), ProgressTokens: opts.Client.Progress != nil}
+}
+
+// skippedServers are the configured entries the configuration dropped (a
+// server an issue names that is not among the usable servers), each with
+// the first issue's message as a one-line reason: config's messages are
+// safe to show (no secret values); the file is left out.
+func skippedServers(eff *config.Effective) []tools.SkippedServer {
+	usable := map[string]bool{}
+	for _, s := range eff.Servers {
+		usable[s.Name] = true
+	}
+	seen := map[string]bool{}
+	var out []tools.SkippedServer
+	for _, is := range eff.Issues {
+		if is.Server == "" || usable[is.Server] || seen[is.Server] {
+			continue
+		}
+		seen[is.Server] = true
+		reason := is.Message
+		if is.Field != "" {
+			reason = "field " + is.Field + ": " + reason
+		}
+		reason = catalog.CleanText(strings.Join(strings.Fields(reason), " "))
+		if r := []rune(reason); len(r) > 200 {
+			reason = string(r[:199]) + "…"
+		}
+		out = append(out, tools.SkippedServer{Name: catalog.CleanText(is.Server), Reason: reason})
+	}
+	return out
 }
 
 // reservedNames maps the names direct tools must not take to who has them.

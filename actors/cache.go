@@ -1,7 +1,9 @@
 package actors
 
 import (
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -68,10 +70,7 @@ func (w *cacheWriter) run() {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			j := jobs[n]
-			if err := catalog.WriteCache(w.path, n, j.hash, j.entry, j.at); err != nil {
-				w.logger.Warn("metadata cache not written", "server", n, "error", err)
-			}
+			w.writeOne(n, jobs[n])
 		}
 		w.mu.Lock()
 		w.busy = false
@@ -80,6 +79,20 @@ func (w *cacheWriter) run() {
 		if closed {
 			return
 		}
+	}
+}
+
+// writeOne writes one server's entry. A panic is recovered: that entry is
+// not written (the stack goes to the debug log), the writer carries on.
+func (w *cacheWriter) writeOne(server string, j cacheJob) {
+	defer func() {
+		if v := recover(); v != nil {
+			w.logger.Warn("metadata cache not written", "server", server, "error", "internal error (recovered panic)")
+			w.logger.Debug("recovered panic", "in", "cache writer", "server", server, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	if err := catalog.WriteCache(w.path, server, j.hash, j.entry, j.at); err != nil {
+		w.logger.Warn("metadata cache not written", "server", server, "error", err)
 	}
 }
 

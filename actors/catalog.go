@@ -118,9 +118,9 @@ func (c *Catalog) setLive(server string, e catalog.Entry, notes []string, at tim
 }
 
 // setTools records a live tools/list alone, keeping the rest of the entry.
-func (c *Catalog) setTools(server string, tools []catalog.Tool, at time.Time) {
+func (c *Catalog) setTools(server string, tools []catalog.Tool, rejected []catalog.ToolRejection, at time.Time) {
 	c.update(server, func(old ServerCatalog) ServerCatalog {
-		old.Tools, old.Source, old.ListedAt, old.Stale, old.Err = tools, SourceLive, at, false, nil
+		old.Tools, old.Rejections, old.Source, old.ListedAt, old.Stale, old.Err = tools, rejected, SourceLive, at, false, nil
 		return old
 	})
 }
@@ -130,6 +130,17 @@ func (c *Catalog) setTools(server string, tools []catalog.Tool, at time.Time) {
 func (c *Catalog) setFailed(server string, err *messages.Error) {
 	c.update(server, func(old ServerCatalog) ServerCatalog {
 		return ServerCatalog{Source: SourceLive, Err: err, Entry: catalog.Entry{Instructions: old.Instructions}}
+	})
+}
+
+// setListError records a listing that failed on a live connection for a
+// reason that says nothing against the metadata already known (the catalog
+// deadline, a pagination error, an error answer): the entry is kept, with
+// err as the reason the latest listing failed.
+func (c *Catalog) setListError(server string, err *messages.Error) {
+	c.update(server, func(old ServerCatalog) ServerCatalog {
+		old.Err = err
+		return old
 	})
 }
 

@@ -88,8 +88,12 @@ type Config struct {
 	ClientName, ClientVersion string
 	// MaxStarts bounds concurrent server starts (default 4).
 	MaxStarts int
-	// Restart is the crash policy (default supervisor.DefaultRestartPolicy).
+	// Restart is the crash policy's restart delays and window (default
+	// supervisor.DefaultRestartPolicy).
 	Restart *supervisor.RestartPolicy
+	// InjectCrash is the crash-injection seam, for simulation and tests
+	// only (nil in production): see messages.CrashInjector.
+	InjectCrash messages.CrashInjector
 	// CachePath is the metadata cache file (<agentDir>/mcp-cache.json);
 	// empty means no disk cache. Valid entries seed the catalog at Start.
 	CachePath string
@@ -103,6 +107,11 @@ type Config struct {
 	// nil drops them.
 	Deliver func(messages.HostMessage)
 	Notify  func(messages.Notice)
+	// ClientNote receives the server notifications meant for the host
+	// (progress, log messages, the end of a URL-mode elicitation), in
+	// each server's order; called from actors, it must not block; nil
+	// drops them.
+	ClientNote func(messages.ClientNote)
 	// Events tunes the events companion's timers and budgets (zero fields
 	// take the defaults of events-protocol.md).
 	Events eventstream.Limits

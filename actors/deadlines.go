@@ -55,6 +55,9 @@ func (s *serverActor) deadlinesDue(token uint64) {
 		return // replaced by an earlier timer since
 	}
 	s.deadlines.timer = nil
+	if s.paused() {
+		return // re-armed when the wait for a person ends
+	}
 	now := s.now()
 	var due []*op
 	next := time.Time{}

@@ -1,12 +1,17 @@
 package actors
 
 import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/supervisor"
 )
 
 // env is what every actor of one System shares: the seams and the
@@ -22,7 +27,17 @@ type env struct {
 	board      *statusBoard
 	cache      *cacheWriter // nil without a cache file
 
+	// Supervision (crash.go): the crash policy, the crash-injection seam
+	// (nil in production), the host's Notify for crash reports, the log,
+	// and whether Close has begun (nothing reaches the host then).
+	crashPolicy supervisor.CrashPolicy
+	inject      messages.CrashInjector
+	notify      func(messages.Notice)
+	logger      *slog.Logger
+	closing     *atomic.Bool
+
 	clientName, clientVersion string
+	clientNote                func(messages.ClientNote)
 }
 
 // props builds the Props of every actor the runtime spawns, so that all of
@@ -44,7 +59,17 @@ func (e *env) send(pid *actor.PID, msg any) { e.system.Root.Send(pid, msg) }
 
 // after posts msg to pid once d has passed on the injected clock.
 func (e *env) after(d time.Duration, pid *actor.PID, msg any) clock.Timer {
-	return e.clock.AfterFunc(d, func() { e.send(pid, msg) })
+	return e.clock.AfterFunc(d, func() {
+		// The timer's own goroutine: a panic while posting (an actor runs
+		// inline on the poster's goroutine, and protoactor recovers its
+		// panics) must not reach the host either.
+		defer func() {
+			if v := recover(); v != nil && e.logger != nil {
+				e.logger.Debug("recovered panic", "in", "timer callback", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			}
+		}()
+		e.send(pid, msg)
+	})
 }
 
 // sinkFor is the connection port's Sink for an actor: outcomes become

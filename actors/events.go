@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -49,6 +50,10 @@ type subRecord struct {
 	// evAbort with it cancels the subscription), until another subscribe
 	// reused it (nil then).
 	abort <-chan struct{}
+	// state is its actor's state, kept across the actor's restarts;
+	// crashes are the actor's recent crash times (the crash policy's).
+	state   *subState
+	crashes []time.Time
 }
 
 // published is what a subscription actor publishes for listing, without
@@ -150,15 +155,36 @@ type eventsActor struct {
 	sessions    map[string]*eventsSession
 	closed      bool
 	stopped     *atomic.Bool
+
+	// Supervision (events_supervise.go): the batchers' crash histories,
+	// the timers of children waiting for their restart, and this actor's
+	// own crash.
+	batchCrashes map[string][]time.Time
+	restarts     map[string]clock.Timer
+	crash        crashNote
 }
 
 func (a *eventsActor) Receive(c actor.Context) {
-	switch m := c.Message().(type) {
+	msg := c.Message()
+	retry, isRetry := msg.(evRetry)
+	if isRetry {
+		msg = retry.msg
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			a.crashed(msg, isRetry, r)
+			panic(r) // supervised by the root (the guardian)
+		}
+	}()
+	a.env.maybeCrash(messages.ActorEvents, msg)
+	switch m := msg.(type) {
 	case *actor.Started:
 		a.me = c.Self()
+		evp, _ := newBatchActor(a.env, eventstream.NewEventBatcher(a.batchLimits), a.deliver, a.stopped)
+		stp, _ := newBatchActor(a.env, eventstream.NewStatusBatcher(a.batchLimits), a.deliver, a.stopped)
 		a.batches = batchPIDs{
-			events: c.Spawn(a.env.props(newBatchActor(a.env, eventstream.NewEventBatcher(a.batchLimits), a.deliver, a.stopped))),
-			status: c.Spawn(a.env.props(newBatchActor(a.env, eventstream.NewStatusBatcher(a.batchLimits), a.deliver, a.stopped))),
+			events: c.SpawnPrefix(a.env.props(evp), "batch-events"),
+			status: c.SpawnPrefix(a.env.props(stp), "batch-status"),
 		}
 	case evCatalog:
 		if a.closed {
@@ -198,6 +224,8 @@ func (a *eventsActor) Receive(c actor.Context) {
 	case evShutdown:
 		a.shutdown(c)
 		m.reply()
+	case *actor.Stopping:
+		a.stopRestarts()
 	}
 }
 
@@ -286,7 +314,9 @@ func (a *eventsActor) start(c actor.Context, m evSubscribe, key string) {
 		why = strings.TrimPrefix(why, fmt.Sprintf("server %q: ", spec.Server))
 		m.reply(snap, messages.Errorf(rejectKind(snap.EndReason), spec.Server, "%s", why))
 	}
-	rec.pid = c.Spawn(a.env.props(newSubActor(a.env, a.me, a.batches, a.notify, sub, spec, &rec.pub, reply), actor.WithSupervisor(stopOnFailure)))
+	rec.state = newSubState(a.env, a.me, a.batches, a.notify, sub, spec, &rec.pub, reply)
+	st := rec.state
+	rec.pid = c.SpawnPrefix(a.env.props(func() actor.Actor { return &subActor{st} }), "sub")
 }
 
 // rejectKind classifies a subscribe that failed before the server's
@@ -311,6 +341,7 @@ func (a *eventsActor) unsubscribe(c actor.Context, id string) {
 			continue
 		}
 		a.subs = append(a.subs[:i], a.subs[i+1:]...)
+		a.stopRestart(r.pid)
 		a.env.send(r.pid, subCancel{reply: func(eventstream.Snapshot) {}})
 		c.Stop(r.pid)
 		a.releaseSession(r.spec.Server)
@@ -326,6 +357,7 @@ func (a *eventsActor) shutdown(c actor.Context) {
 	}
 	a.closed = true
 	a.stopped.Store(true)
+	a.stopRestarts()
 	for _, r := range a.subs {
 		a.env.send(r.pid, subCancel{reply: func(eventstream.Snapshot) {}})
 		c.Stop(r.pid)

@@ -21,17 +21,37 @@ type Events struct {
 	// it: from then on nothing reaches the host (a batch whose window
 	// ends meanwhile, a notice), only a call already inside it finishes.
 	closing atomic.Bool
+	// down is closed when the crash policy ended the events actor (its
+	// crashes exhausted the policy): every call is refused from then on.
+	down     chan struct{}
+	downOnce sync.Once
+}
+
+// eventsActorID is the events actor's id.
+const eventsActorID = "mcprt/events"
+
+// goDown marks the companion as ended by the crash policy.
+func (ev *Events) goDown() { ev.downOnce.Do(func() { close(ev.down) }) }
+
+// isDown reports whether the crash policy ended the companion.
+func (ev *Events) isDown() bool {
+	select {
+	case <-ev.down:
+		return true
+	default:
+		return false
+	}
 }
 
 // startEvents registers the events protocol and spawns the events actor
 // (which spawns its two batchers).
-func (s *System) startEvents(cfg Config) error {
+func (s *System) startEvents(cfg Config, spawner *actor.RootContext) error {
 	proto, err := s.RegisterProtocol(EventsDefinition)
 	if err != nil {
 		return err
 	}
 	e := s.env
-	ev := &Events{sys: s}
+	ev := &Events{sys: s, down: make(chan struct{})}
 	notify, deliver := cfg.Notify, cfg.Deliver
 	if notify != nil {
 		notify = func(n messages.Notice) {
@@ -49,13 +69,15 @@ func (s *System) startEvents(cfg Config) error {
 	}
 	a := &eventsActor{env: e, proto: proto, notify: notify, deliver: deliver, batchLimits: cfg.EventBatch,
 		limits: cfg.Events, sessions: map[string]*eventsSession{}, stopped: &ev.stopped}
-	ev.pid, err = e.system.Root.SpawnNamed(e.props(func() actor.Actor { return a }, actor.WithSupervisor(stopOnFailure)), "mcprt/events")
+	// Under the guardian: the root decides its crashes. It decides its
+	// children's itself (eventsActor.HandleFailure).
+	ev.pid, err = spawner.SpawnNamed(e.props(func() actor.Actor { return a }), eventsActorID)
 	if err != nil {
 		return err
 	}
 	// The root stops it (and with it every subscription and batcher) at
 	// the end of shutdown, and waits for that.
-	e.send(e.root, watchAlso{pid: ev.pid})
+	e.send(e.root, watchAlso{pid: ev.pid, events: ev})
 	s.events = ev
 	return nil
 }
@@ -70,7 +92,7 @@ func callEvents[R any](ctx context.Context, ev *Events, mk func(reply func(R)) a
 	ch := make(chan R, 1)
 	var o sync.Once
 	reply := func(r R) { o.Do(func() { ch <- r }) }
-	if ev.stopped.Load() {
+	if ev.stopped.Load() || ev.isDown() {
 		return gone(), false
 	}
 	ev.sys.env.send(ev.pid, mk(reply))
@@ -79,6 +101,7 @@ func callEvents[R any](ctx context.Context, ev *Events, mk func(reply func(R)) a
 		return r, true
 	case <-ctx.Done():
 	case <-ev.sys.done:
+	case <-ev.down:
 	}
 	select {
 	case r := <-ch:
@@ -97,7 +120,7 @@ type catalogResult struct {
 func (ev *Events) Catalog(ctx context.Context, server string) ([]eventstream.Descriptor, *messages.Error) {
 	r, _ := callEvents(ctx, ev, func(reply func(catalogResult)) any {
 		return evCatalog{server: server, reply: func(d []eventstream.Descriptor, err *messages.Error) { reply(catalogResult{d, err}) }}
-	}, func() catalogResult { return catalogResult{err: gone(ctx, server)} })
+	}, func() catalogResult { return catalogResult{err: ev.gone(ctx, server)} })
 	return r.events, r.err
 }
 
@@ -112,7 +135,7 @@ type subResult struct {
 func (ev *Events) Subscribe(ctx context.Context, spec eventstream.Spec) (eventstream.Snapshot, *messages.Error) {
 	r, ok := callEvents(ctx, ev, func(reply func(subResult)) any {
 		return evSubscribe{spec: spec, abort: ctx.Done(), reply: func(s eventstream.Snapshot, err *messages.Error) { reply(subResult{s, err}) }}
-	}, func() subResult { return subResult{err: gone(ctx, spec.Server)} })
+	}, func() subResult { return subResult{err: ev.gone(ctx, spec.Server)} })
 	if !ok && ctx.Err() != nil {
 		// An aborted subscribe leaves nothing running: the subscription
 		// it started (if any) is cancelled, on the wire too.
@@ -138,13 +161,18 @@ func (ev *Events) shutdown(ctx context.Context) {
 	if ev.stopped.Load() {
 		return
 	}
+	// An events actor waiting for its restart delay is resumed now.
+	ev.sys.env.send(ev.sys.env.root, resumeEvents{})
 	callEvents(ctx, ev, func(reply func(struct{})) any { return evShutdown{reply: func() { reply(struct{}{}) }} }, func() struct{} { return struct{}{} })
 	ev.stopped.Store(true)
 }
 
-func gone(ctx context.Context, server string) *messages.Error {
+func (ev *Events) gone(ctx context.Context, server string) *messages.Error {
 	if ctx.Err() != nil {
 		return messages.Errorf(messages.KindAborted, server, "cancelled by the caller")
+	}
+	if ev.isDown() && !ev.sys.Closing() {
+		return messages.Errorf(messages.KindInternal, server, "the events companion has stopped: its actor crashed too often")
 	}
 	return shutdownErr(server)
 }

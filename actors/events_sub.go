@@ -14,8 +14,13 @@ import (
 // eventstream.Subscription; it opens its streams on the server's shared
 // events session (which the events actor keeps, so all subscriptions of a
 // server share one reconnect), and executes the timers, deliveries and
-// answers the state machine asks for.
-type subActor struct {
+// answers the state machine asks for. Everything it keeps is its
+// record's subState, so an actor restarted after a crash goes on from
+// the last accepted cursor with the same dedupe window, streams and timer.
+type subActor struct{ *subState }
+
+// subState is a subscription actor's state; it lives with the record.
+type subState struct {
 	env     *env
 	events  *actor.PID // the events actor
 	batches batchPIDs
@@ -37,6 +42,13 @@ type subActor struct {
 	// frameDone is the credit of the frame being handled; a delivery takes
 	// it along to the batcher, so the window covers every queue up to it.
 	frameDone func()
+
+	// Supervision: started once the first incarnation started; crash is
+	// the panic of the last crash; endWhy, set by the events actor when
+	// the crash policy ends it, fails the subscription as it stops.
+	started bool
+	crash   crashNote
+	endWhy  string
 }
 
 type batchPIDs struct{ events, status *actor.PID }
@@ -63,21 +75,36 @@ type (
 	subCancel struct{ reply func(eventstream.Snapshot) }
 )
 
-func newSubActor(e *env, events *actor.PID, b batchPIDs, notify func(messages.Notice), sub *eventstream.Subscription, spec eventstream.Spec,
-	pub *published, reply func(eventstream.Snapshot, string)) actor.Producer {
-	return func() actor.Actor {
-		return &subActor{env: e, events: events, batches: b, notify: notify, sub: sub, spec: spec,
-			streams: map[uint64]*Stream{}, waiting: map[uint64]bool{}, rebinds: map[uint64]int{}, reply: reply, pub: pub}
-	}
+func newSubState(e *env, events *actor.PID, b batchPIDs, notify func(messages.Notice), sub *eventstream.Subscription, spec eventstream.Spec,
+	pub *published, reply func(eventstream.Snapshot, string)) *subState {
+	return &subState{env: e, events: events, batches: b, notify: notify, sub: sub, spec: spec,
+		streams: map[uint64]*Stream{}, waiting: map[uint64]bool{}, rebinds: map[uint64]int{}, reply: reply, pub: pub}
 }
 
-func (a *subActor) now() time.Time { return a.env.clock.Now() }
+func (a *subState) now() time.Time { return a.env.clock.Now() }
 
 func (a *subActor) Receive(c actor.Context) {
-	switch m := c.Message().(type) {
+	msg := c.Message()
+	defer func() {
+		if r := recover(); r != nil {
+			a.crash.note(r)
+			if !lifecycleMessage(msg) {
+				// The restarted actor takes this message again, first; a
+				// message that always crashes ends the subscription once
+				// the policy gives up.
+				c.Stash()
+			}
+			panic(r)
+		}
+	}()
+	a.env.maybeCrash(messages.ActorSubscription, msg)
+	switch m := msg.(type) {
 	case *actor.Started:
 		a.me = c.Self()
-		a.exec(a.sub.Start())
+		if !a.started { // a restart goes on from the state it keeps
+			a.started = true
+			a.exec(a.sub.Start())
+		}
 	case subFrame:
 		a.frameDone = m.done
 		a.exec(a.sub.Frame(a.now(), m.stream, m.frame))
@@ -100,14 +127,18 @@ func (a *subActor) Receive(c actor.Context) {
 		a.exec(a.sub.Cancel())
 		m.reply(a.sub.Snapshot())
 	case *actor.Stopping:
-		a.exec(a.sub.Cancel())
+		if a.endWhy != "" {
+			a.exec(a.sub.Abort(a.endWhy))
+		} else {
+			a.exec(a.sub.Cancel())
+		}
 		a.timer.stop()
 	}
 	a.publish()
 }
 
 // publish makes the latest snapshot and counters visible to listing.
-func (a *subActor) publish() {
+func (a *subState) publish() {
 	if snap := a.sub.Snapshot(); !sameSnapshot(snap, a.last) {
 		a.last = snap
 		a.pub.snap.Store(&snap)
@@ -124,7 +155,7 @@ func sameSnapshot(a, b eventstream.Snapshot) bool {
 // sessionReady opens a stream that waited for the server's session; a
 // failed connect ends that stream (which costs the subscription one
 // attempt, as a failed reconnect does).
-func (a *subActor) sessionReady(m subSession) {
+func (a *subState) sessionReady(m subSession) {
 	if !a.waiting[m.stream] {
 		return // cancelled meanwhile
 	}
@@ -148,7 +179,7 @@ func (a *subActor) sessionReady(m subSession) {
 // (its session had gone first: see messages.End.NotSent), at most
 // maxRebinds times: that costs the subscription no attempt, since the
 // server never saw it. It reports whether it did.
-func (a *subActor) reopen(m subStreamEnded) bool {
+func (a *subState) reopen(m subStreamEnded) bool {
 	if !m.end.NotSent || a.streams[m.stream] == nil || a.rebinds[m.stream] >= maxRebinds {
 		return false
 	}
@@ -159,7 +190,7 @@ func (a *subActor) reopen(m subStreamEnded) bool {
 }
 
 // askSession asks the events actor for the server's session for stream n.
-func (a *subActor) askSession(n uint64, params eventstream.StreamParams) {
+func (a *subState) askSession(n uint64, params eventstream.StreamParams) {
 	a.waiting[n] = true
 	me := a.me
 	a.env.send(a.events, needSession{server: a.spec.Server, reply: func(h *Session, err *messages.Error) {
@@ -167,7 +198,7 @@ func (a *subActor) askSession(n uint64, params eventstream.StreamParams) {
 	}})
 }
 
-func (a *subActor) exec(effects []eventstream.Effect) {
+func (a *subState) exec(effects []eventstream.Effect) {
 	for _, e := range effects {
 		switch e := e.(type) {
 		case eventstream.OpenStream:

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -214,10 +213,8 @@ func TestKeepAliveReplacesAnUnresponsiveServer(t *testing.T) {
 		_, serr := fmt.Sscanf(string(data), "%d", &pid)
 		return err == nil && serr == nil && pid > 0
 	})
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Kill(pid, syscall.SIGCONT)
+	freeze(t, pid)
+	defer thaw(pid)
 	r.status("frozen")
 	r.clk.Advance(30 * time.Second)
 	r.dialer.wait(r.ctx, t, "the health check", func() bool { return r.dialer.sent["frozen tools/list"] == 1 })
@@ -235,7 +232,7 @@ func TestKeepAliveReplacesAnUnresponsiveServer(t *testing.T) {
 	if res := r.dialer.waitResult(r.ctx, t, "frozen", 2); res.Err != nil {
 		t.Fatalf("replacement: %v", res.Err)
 	}
-	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+	if err := thaw(pid); err != nil {
 		t.Fatal(err)
 	}
 	r.dialer.waitClosed(r.ctx, t, "frozen", 1)

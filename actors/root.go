@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/supervisor"
 )
 
@@ -27,6 +28,7 @@ type rootActor struct {
 	// delayed are the crashed server actors waiting for their restart
 	// delay; shutdown restarts them at once instead of waiting.
 	delayed map[*serverRecord]actor.Supervisor
+	timers  map[*serverRecord]clock.Timer // their restart timers
 
 	shuttingDown  bool
 	pending       int
@@ -36,10 +38,17 @@ type rootActor struct {
 	// also are actors besides the servers that shutdown stops last and
 	// waits for (the events companion).
 	also []*actor.PID
+
+	// The events actor's supervision (root_events.go).
+	events evSupervision
 }
 
-// watchAlso adds an actor for the root to stop at the end of shutdown.
-type watchAlso struct{ pid *actor.PID }
+// watchAlso adds an actor for the root to stop at the end of shutdown (the
+// events actor, whose crashes the root decides too).
+type watchAlso struct {
+	pid    *actor.PID
+	events *Events
+}
 
 type slotKey struct {
 	id  string
@@ -75,6 +84,13 @@ func (r *rootActor) Receive(c actor.Context) {
 		r.restart(m.rec)
 	case watchAlso:
 		r.also = append(r.also, m.pid)
+		if m.events != nil {
+			r.events.ev = m.events
+		}
+	case eventsFailed:
+		r.eventsFailed(m)
+	case resumeEvents:
+		r.resumeEvents()
 	case shutdownAll:
 		r.shutdown(c, m.reply)
 	case serverShutdownDone:

@@ -2,10 +2,10 @@ package actors
 
 import (
 	"fmt"
-	"log/slog"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -28,18 +28,17 @@ func (r *rootActor) childFailed(m childFailed) {
 		m.sup.RestartChildren(pid)
 		return
 	}
-	decision, history := r.policy.Decide(m.rec.crashes, now)
+	decision, history := r.env.crashPolicy.Decide(messages.ActorServer, m.rec.crashes, now)
 	m.rec.crashes = history
 	m.rec.restarts++
 	pid := m.rec.pid
-	if decision.GiveUp {
+	if decision.Down {
 		m.rec.down = messages.Errorf(messages.KindServerFailed, name,
 			"server actor crashed %d times within %s; kept down until an explicit connect", decision.Recent, r.policy.Window)
 	}
 	m.rec.mu.Unlock()
-	r.logger.Warn("server actor crashed", slog.String("server", name), slog.String("reason", fmt.Sprint(m.reason)),
-		slog.Bool("gave_up", decision.GiveUp), slog.Duration("restart_in", decision.Delay))
-	if decision.GiveUp {
+	r.env.reportCrash(messages.ActorServer, name, fmt.Sprintf("server %q's actor", name), m.reason, decision)
+	if decision.Down {
 		m.sup.RestartChildren(pid)
 		return
 	}
@@ -47,7 +46,10 @@ func (r *rootActor) childFailed(m childFailed) {
 		r.delayed = map[*serverRecord]actor.Supervisor{}
 	}
 	r.delayed[m.rec] = m.sup
-	r.env.after(decision.Delay, r.env.root, restartChild{rec: m.rec, sup: m.sup})
+	if r.timers == nil {
+		r.timers = map[*serverRecord]clock.Timer{}
+	}
+	r.timers[m.rec] = r.env.after(decision.Delay, r.env.root, restartChild{rec: m.rec, sup: m.sup})
 }
 
 // restart restarts a crashed server actor whose delay has passed, unless
@@ -58,6 +60,10 @@ func (r *rootActor) restart(rec *serverRecord) {
 		return
 	}
 	delete(r.delayed, rec)
+	if t := r.timers[rec]; t != nil {
+		t.Stop() // shutdown restarts it before its delay
+		delete(r.timers, rec)
+	}
 	rec.mu.Lock()
 	pid := rec.pid
 	rec.mu.Unlock()
@@ -72,6 +78,7 @@ func (r *rootActor) shutdown(c actor.Context, reply func()) {
 	}
 	r.shuttingDown = true
 	r.shutdownReply = reply
+	r.resumeEvents() // a crashed events actor is stopped below; no timer stays
 	r.pending = len(r.records)
 	if r.pending == 0 {
 		r.stopChildren(c)

@@ -30,6 +30,7 @@ type serverActor struct {
 	startup     clock.Timer
 	timers      map[supervisor.TimerKind]clock.Timer
 	deadlines   deadlines
+	waits       userWaits // requests waiting for a person: deadlines stand still
 	info        messages.ServerInfo
 	waiters     []*waiter
 	ops         map[messages.OpID]*op
@@ -38,8 +39,10 @@ type serverActor struct {
 	refresh     *refreshRun     // the catalog listing in progress, if any
 	moving      []refreshWaiter // callers of a listing being moved to a new connection
 	movingMoves int
-	catGen      uint64    // the connection generation the catalog was last listed on
-	catStale    bool      // a list changed since
+	catGen      uint64          // the connection generation the catalog was last listed on
+	catStale    bool            // a list changed since
+	catErr      *messages.Error // why the last tools listing failed on catErrGen (nil: it did not)
+	catErrGen   uint64
 	published   statusKey // what was last published to the status board
 	restarts    int
 	closed      bool
@@ -72,6 +75,7 @@ func (s *serverActor) Receive(c actor.Context) {
 		s.crashed()
 		return
 	}
+	s.env.maybeCrash(messages.ActorServer, msg)
 	s.handling, _ = msg.(messages.Failable)
 	s.dispatch(c, msg)
 	s.handling = nil // not reached when dispatch panics
@@ -125,6 +129,12 @@ func (s *serverActor) dispatch(c actor.Context, msg any) {
 		s.opDone(m)
 	case messages.ConnNotification:
 		s.notification(m)
+	case messages.UserWait:
+		s.userWait(m)
+	case messages.ClientNotify:
+		if c := s.conns[s.life.Gen()]; c != nil {
+			c.Notify(m.Method, m.Params)
+		}
 	case messages.ConnClosed:
 		s.connClosed(m)
 	case messages.LateFrame:
@@ -258,6 +268,7 @@ func (s *serverActor) dialed(m messages.DialResult) {
 		s.conns[m.Gen] = m.Conn
 		if wasCurrent {
 			s.info = m.Info
+			s.info.Instructions = catalog.CleanText(s.info.Instructions)
 		}
 	}
 	if !wasCurrent && m.Err != nil {
@@ -265,7 +276,7 @@ func (s *serverActor) dialed(m messages.DialResult) {
 	}
 	s.exec(s.life.Dialed(s.now(), m.Gen, m.Err))
 	if m.Err == nil && wasCurrent {
-		s.env.catalog.setInstructions(s.cfg.Name, m.Info.Instructions)
+		s.env.catalog.setInstructions(s.cfg.Name, s.info.Instructions)
 		if s.cfg.ListOnConnect && s.life.Connected(m.Gen) && !s.closed {
 			// A new connection lists the catalog; callers waiting for one
 			// join this listing.
@@ -327,6 +338,8 @@ func (s *serverActor) notification(m messages.ConnNotification) {
 		if m.Gen == s.life.Gen() {
 			s.catalogChanged(m.Gen)
 		}
+	case "notifications/progress", "notifications/message", "notifications/elicitation/complete":
+		s.clientNote(m)
 	}
 }
 
@@ -337,6 +350,11 @@ func (s *serverActor) toolsListed(items []json.RawMessage) {
 		s.env.catalog.setFailed(s.cfg.Name, messages.Errorf(messages.KindProtocol, s.cfg.Name, "%s", err))
 		return
 	}
-	s.tools = len(items)
-	s.env.catalog.setTools(s.cfg.Name, catalog.ParseTools(items), s.now())
+	tools, rejected, err := catalog.AdmitTools(items)
+	if err != nil {
+		s.env.catalog.setFailed(s.cfg.Name, messages.Errorf(messages.KindProtocol, s.cfg.Name, "tools catalog: %s", err))
+		return
+	}
+	s.tools = len(tools)
+	s.env.catalog.setTools(s.cfg.Name, tools, rejected, s.now())
 }

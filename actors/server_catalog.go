@@ -169,6 +169,9 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 			return
 		}
 		if step.method == "tools/list" || lr.Err.Kind != messages.KindRPC {
+			if step.method == "tools/list" {
+				s.listingFailed(r, lr.Err, false)
+			}
 			s.completeRefresh(r, lr.Err)
 			return
 		}
@@ -180,11 +183,18 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 	case "tools/list":
 		if err := catalog.CheckList(what, lr.Items); err != nil {
 			e := messages.Errorf(messages.KindProtocol, s.cfg.Name, "%s", err)
+			s.listingFailed(r, e, true)
+			s.completeRefresh(r, e)
+			return
+		}
+		tools, rejected, err := catalog.AdmitTools(lr.Items)
+		if err != nil {
+			e := messages.Errorf(messages.KindProtocol, s.cfg.Name, "tools catalog: %s", err)
 			s.env.catalog.setFailed(s.cfg.Name, e)
 			s.completeRefresh(r, e)
 			return
 		}
-		r.entry.Tools = catalog.ParseTools(lr.Items)
+		r.entry.Tools, r.entry.Rejections = tools, rejected
 	case "resources/list":
 		r.entry.Resources = catalog.ParseResources(lr.Items)
 		resources = append(resources, lr.Items)
@@ -199,11 +209,39 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 	case "prompts/list":
 		if err := catalog.CheckList(what, lr.Items); err != nil {
 			r.notes = append(r.notes, err.Error())
+		} else if prompts, err := catalog.AdmitPrompts(lr.Items); err != nil {
+			r.notes = append(r.notes, "prompts catalog failed: "+err.Error())
 		} else {
-			r.entry.Prompts = catalog.ParsePrompts(lr.Items)
+			r.entry.Prompts = prompts
 		}
 	}
 	s.nextStep(r, resources)
+}
+
+// listingFailed records a tools/list that failed on a live connection
+// (a catalog limit, the catalog deadline, a cursor loop, an error answer):
+// the server shows as degraded with err while that connection lasts, and
+// a call naming a tool the catalog does not hold gets err instead of
+// tool_not_found. withdraw (the listing broke a catalog limit: its
+// metadata is unusable) also withdraws the server's tools; otherwise the
+// tools known from an earlier listing or the cache stay callable. A
+// listing cut short by the connection's end or the runtime's shutdown
+// records nothing: the next connection lists again.
+func (s *serverActor) listingFailed(r *refreshRun, err *messages.Error, withdraw bool) {
+	switch err.Kind {
+	case messages.KindDisconnected, messages.KindShutdown, messages.KindAborted:
+		return
+	}
+	if s.closed || !s.life.Connected(r.gen) {
+		return
+	}
+	s.catErr, s.catErrGen = err, r.gen
+	if withdraw {
+		s.tools = 0
+		s.env.catalog.setFailed(s.cfg.Name, err)
+		return
+	}
+	s.env.catalog.setListError(s.cfg.Name, err)
 }
 
 // moveRefresh lists again on a new connection, for the same callers, when
@@ -270,6 +308,7 @@ func (s *serverActor) completeRefresh(r *refreshRun, err *messages.Error) {
 	}
 	if err == nil {
 		now := s.now()
+		s.catErr, s.catErrGen = nil, 0
 		s.catGen = r.gen
 		s.tools = len(r.entry.Tools)
 		s.env.catalog.setLive(s.cfg.Name, r.entry, r.notes, now)

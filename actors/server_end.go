@@ -122,6 +122,9 @@ func (s *serverActor) status() messages.ServerStatus {
 		Restarts:        s.restarts,
 		LateFrames:      s.ext.late,
 	}
+	if s.catErr != nil && s.life.Connected(s.catErrGen) {
+		st.CatalogError = s.catErr
+	}
 	if s.closed {
 		st.State = messages.StateClosed
 	}

@@ -70,7 +70,7 @@ func (s *serverActor) bind(c actor.Context, m *bindSession) {
 			s.ext.sessions = map[*actor.PID]uint64{}
 		}
 		m.handle.gen, m.handle.info = gen, s.info
-		pid := c.Spawn(s.env.props(newSessionActor(s.env, s.me, m.handle, gen), actor.WithSupervisor(stopOnFailure)))
+		pid := c.Spawn(s.env.props(newSessionActor(s.env, s.me, m.handle, gen), actor.WithSupervisor(&endOnCrash{env: s.env, kind: messages.ActorStream})))
 		m.handle.pid = pid
 		s.ext.sessions[pid] = gen
 		m.reply(nil)
@@ -214,7 +214,3 @@ func compareIDs(a, b string) int {
 	}
 	return 0
 }
-
-// stopOnFailure supervises session and stream actors: one that fails is
-// stopped (it ends what it owned), never restarted with lost state.
-var stopOnFailure = actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective })

@@ -266,6 +266,9 @@ type Stream struct {
 
 	pid       atomic.Pointer[actor.PID] // set by its actor when it starts
 	cancelled atomic.Bool
+	// lost is set when its session's actor crashed: the stream ends with
+	// this reason when it stops.
+	lost atomic.Pointer[string]
 
 	sent     chan struct{}
 	sentOnce sync.Once

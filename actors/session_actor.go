@@ -69,16 +69,25 @@ type sessionActor struct {
 	st       extension.Session
 	released bool // the server forwards nothing more
 	children map[messages.Token]*actor.PID
+	handles  map[messages.Token]*Stream // the children's handles
+	crash    crashNote
 }
 
 func newSessionActor(e *env, server *actor.PID, h *Session, gen uint64) actor.Producer {
 	return func() actor.Actor {
-		return &sessionActor{env: e, server: server, h: h, gen: gen, children: map[messages.Token]*actor.PID{}}
+		return &sessionActor{env: e, server: server, h: h, gen: gen, children: map[messages.Token]*actor.PID{}, handles: map[messages.Token]*Stream{}}
 	}
 }
 
 func (a *sessionActor) Receive(c actor.Context) {
 	msg := c.Message()
+	defer func() {
+		if r := recover(); r != nil {
+			a.crash.note(r)
+			panic(r) // supervised: endOnCrash ends the session (Stopping)
+		}
+	}()
+	a.env.maybeCrash(messages.ActorSession, msg)
 	if cmd, ok := msg.(*sessionCmd); ok {
 		if !a.h.take(cmd.id) {
 			return // refused already: the session ended while it was on the way
@@ -111,9 +120,15 @@ func (a *sessionActor) Receive(c actor.Context) {
 			return
 		}
 		a.st.Stream(uint64(m.stream.token))
-		a.children[m.stream.token] = c.Spawn(a.env.props(newStreamActor(a.env, a.server, a.me, a.gen, m), actor.WithSupervisor(stopOnFailure)))
+		prefix := "stream"
+		if m.method == "" {
+			prefix = "observer"
+		}
+		a.children[m.stream.token] = c.SpawnPrefix(a.env.props(newStreamActor(a.env, a.server, a.me, a.gen, m)), prefix)
+		a.handles[m.stream.token] = m.stream
 	case streamDone:
 		delete(a.children, m.token)
+		delete(a.handles, m.token)
 		a.exec(c, a.st.StreamDone(uint64(m.token)))
 	case sessClose:
 		a.exec(c, a.st.Close())
@@ -125,6 +140,17 @@ func (a *sessionActor) Receive(c actor.Context) {
 		a.exec(c, a.st.ConnEnded(m.why))
 		a.maybeStop(c)
 	case *actor.Stopping:
+		if a.crash.reason != nil {
+			// This actor crashed and the policy ended it: its streams and
+			// observers end with the reason, the server forgets it.
+			why := "the protocol session's actor crashed (" + crashText(a.crash.reason) + ")"
+			for _, h := range a.handles {
+				h.lost.Store(&why)
+			}
+			a.h.abandon(why)
+			a.env.send(a.server, unbind{pid: a.me})
+			return
+		}
 		// The server actor is stopping (shutdown, crash): children stop with
 		// it and end themselves; the companion hears through Done.
 		a.h.abandon("the server's actor stopped")

@@ -26,6 +26,7 @@ type statusKey struct {
 	gen       uint64
 	failedAt  time.Time
 	lastErr   *messages.Error
+	catErr    *messages.Error
 	restarts  int
 	instr     string
 	published bool
@@ -41,7 +42,7 @@ func (s *serverActor) publish() {
 	if s.closed {
 		state = messages.StateClosed
 	}
-	key := statusKey{state, s.tools, s.life.Gen(), s.life.FailedAt(now), s.life.LastError(), s.restarts, s.info.Instructions, true}
+	key := statusKey{state, s.tools, s.life.Gen(), s.life.FailedAt(now), s.life.LastError(), s.catErr, s.restarts, s.info.Instructions, true}
 	if key == s.published {
 		return
 	}

@@ -33,6 +33,7 @@ type streamActor struct {
 	// outcome arrived, or the observer was removed).
 	settled bool
 	credits *messages.Credits // a stream's window (nil for an observer)
+	crash   crashNote
 }
 
 func newStreamActor(e *env, server, session *actor.PID, gen uint64, open sessOpen) actor.Producer {
@@ -42,7 +43,19 @@ func newStreamActor(e *env, server, session *actor.PID, gen uint64, open sessOpe
 }
 
 func (a *streamActor) Receive(c actor.Context) {
-	switch m := c.Message().(type) {
+	msg := c.Message()
+	defer func() {
+		if r := recover(); r != nil {
+			a.crash.note(r)
+			panic(r) // supervised: endOnCrash ends the stream (Stopping)
+		}
+	}()
+	if a.open.method == "" {
+		a.env.maybeCrash(messages.ActorObserver, msg)
+	} else {
+		a.env.maybeCrash(messages.ActorStream, msg)
+	}
+	switch m := msg.(type) {
 	case *actor.Started:
 		a.started(c)
 	case messages.StreamSent:
@@ -72,8 +85,14 @@ func (a *streamActor) Receive(c actor.Context) {
 		}
 		a.maybeStop(c)
 	case *actor.Stopping:
-		// Its session or server actor is stopping (shutdown, crash).
-		a.exec(c, a.st.Cancel())
+		switch why := a.h.lost.Load(); {
+		case a.crash.reason != nil: // it crashed; the policy ended it
+			a.exec(c, a.st.Crashed("the stream's actor crashed ("+crashText(a.crash.reason)+")"))
+		case why != nil: // its session's actor crashed
+			a.exec(c, a.st.Crashed(*why))
+		default: // its session or server actor is stopping (shutdown, crash)
+			a.exec(c, a.st.Cancel())
+		}
 	}
 }
 

@@ -43,6 +43,10 @@ type guardian struct {
 func (g *guardian) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, message any) {
 	if rec := g.byPID[child.Id]; rec != nil {
 		g.env.send(g.env.root, childFailed{rec: rec, sup: sup, reason: reason, message: message})
+		return
+	}
+	if child.Id == eventsActorID {
+		g.env.send(g.env.root, eventsFailed{sup: sup, pid: child, reason: reason})
 	}
 }
 
@@ -74,10 +78,12 @@ func Start(cfg Config) (*System, error) {
 	)
 	e := &env{
 		clock: clock.Or(cfg.Clock), rand: clock.OrRand(cfg.Rand), dialer: cfg.Dialer, dispatcher: dispatcher,
-		system: system, catalog: newCatalog(), clientName: cfg.ClientName, clientVersion: cfg.ClientVersion,
-		board: &statusBoard{byName: map[string]messages.ServerStatus{}},
+		system: system, catalog: newCatalog(), clientName: cfg.ClientName, clientVersion: cfg.ClientVersion, clientNote: cfg.ClientNote,
+		board:       &statusBoard{byName: map[string]messages.ServerStatus{}},
+		crashPolicy: supervisor.CrashPolicy{Restart: policy}, inject: cfg.InjectCrash, notify: cfg.Notify, logger: logger,
 	}
 	s := &System{env: e, records: map[string]*serverRecord{}, done: make(chan struct{}), closed: make(chan struct{}), rootStopped: make(chan struct{})}
+	e.closing = &s.closing
 	g := &guardian{env: e, byPID: map[string]*serverRecord{}}
 	var records []*serverRecord
 	for i, sc := range cfg.Servers {
@@ -109,7 +115,7 @@ func Start(cfg Config) (*System, error) {
 	e.root = rootPID
 	spawner := system.Root.WithGuardian(g)
 	for i, rec := range records {
-		pid, err := spawner.SpawnNamed(e.props(newServerActor(e, rec), actor.WithSupervisor(stopOnFailure)), "mcprt/server/"+strconv.Itoa(i))
+		pid, err := spawner.SpawnNamed(e.props(newServerActor(e, rec), actor.WithSupervisor(&endOnCrash{env: e, kind: messages.ActorSession})), "mcprt/server/"+strconv.Itoa(i))
 		if err != nil {
 			return nil, fmt.Errorf("actors: spawn server %q: %w", rec.cfg.Name, err)
 		}
@@ -117,7 +123,7 @@ func Start(cfg Config) (*System, error) {
 		rec.pid = pid
 		rec.mu.Unlock()
 	}
-	if err := s.startEvents(cfg); err != nil {
+	if err := s.startEvents(cfg, spawner); err != nil {
 		return nil, fmt.Errorf("actors: start the events companion: %w", err)
 	}
 	return s, nil

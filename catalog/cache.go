@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -132,10 +131,13 @@ func updateCache(path string, now time.Time, change func(*CacheFile)) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("catalog: cannot create the cache directory %s", dir)
 	}
+	if fi, err := os.Lstat(path + ".lock"); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("catalog: the cache lock file %s is a symbolic link; refusing to follow it (remove it to write the cache)", path+".lock")
+	}
 	lock := flock.New(path+".lock",
-		flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
+		flock.SetFlag(os.O_CREATE|os.O_RDWR|oNoFollow), flock.SetPermissions(0o600))
 	if err := lock.Lock(); err != nil {
-		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
+		if isSymlinkRefusal(err) {
 			return fmt.Errorf("catalog: the cache lock file %s is a symbolic link; refusing to follow it (remove it to write the cache)", path+".lock")
 		}
 		return fmt.Errorf("catalog: cannot lock the cache %s: %w", path, err)

@@ -20,6 +20,10 @@ type Tool struct {
 	// does, so anything bound to one definition (a direct tool, a call's
 	// output schema) can tell it is stale.
 	Fingerprint string `json:"fingerprint"`
+	// Unsupported says why a model provider would refuse the tool's input
+	// schema (CheckInputSchema), nil when it would not: such a tool is
+	// marked in list and search and is never a direct tool.
+	Unsupported *Rejection `json:"unsupported,omitempty"`
 }
 
 // Resource is one listed resource.
@@ -63,6 +67,10 @@ type Entry struct {
 	ResourceTemplates []ResourceTemplate `json:"resourceTemplates,omitempty"`
 	Prompts           []Prompt           `json:"prompts,omitempty"`
 	Instructions      string             `json:"instructions,omitempty"`
+	// Rejections are the tools of the listing that are refused (an invalid
+	// or duplicate name) or unsupported (an input schema a provider would
+	// refuse), in listing order: seed 003's unsupportedTools.
+	Rejections []ToolRejection `json:"rejections,omitempty"`
 }
 
 // Clone returns a copy that shares no slices with e (the raw schemas are
@@ -73,6 +81,7 @@ func (e Entry) Clone() Entry {
 	out.Resources = append([]Resource(nil), e.Resources...)
 	out.ResourceTemplates = append([]ResourceTemplate(nil), e.ResourceTemplates...)
 	out.Prompts = append([]Prompt(nil), e.Prompts...)
+	out.Rejections = append([]ToolRejection(nil), e.Rejections...)
 	for i := range out.Prompts {
 		out.Prompts[i].Arguments = append([]PromptArgument(nil), out.Prompts[i].Arguments...)
 	}

@@ -32,6 +32,15 @@ func CleanText(s string) string {
 			i += escapeLen(s[i:])
 			continue
 		}
+		if r == 0x9b || r == 0x9d || r == 0x90 || r == 0x98 || r == 0x9e || r == 0x9f {
+			// The 8-bit CSI, OSC, DCS, SOS, PM and APC: as their ESC forms.
+			intro := "\x1b["
+			if r != 0x9b {
+				intro = "\x1b]"
+			}
+			i += n + escapeLen(intro+s[i+n:]) - len(intro)
+			continue
+		}
 		if isControl(r) {
 			i += n
 			continue

@@ -83,7 +83,8 @@ func TestInvalidEntriesAreDroppedSafely(t *testing.T) {
 		"badproto":{"command":"x","protocolVersion":"` + sentinel + `"},
 		"badtype":{"command":"x","env":{"K":1}},
 		"bad name ` + sentinel + `":{"command":"x"},
-		"Upper":{"command":"x"},
+		"Upper":{"command":"x","requestTimeoutMs":0,"trace":true},
+		"nul\u0000name":{"command":"x"},
 		"migr":{"command":"x","timeoutMs":5},
 		"typo":{"command":"x","lifecyle":"eager"},
 		"badtmpl":{"command":"${` + sentinel + `"},
@@ -95,7 +96,8 @@ func TestInvalidEntriesAreDroppedSafely(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.MCPServers) != 1 || f.MCPServers["ok"].Command != "fine" {
+	if len(f.MCPServers) != 3 || f.MCPServers["ok"].Command != "fine" || f.MCPServers["Upper"].RequestTimeoutMs != nil ||
+		!f.MCPServers["Upper"].Trace || f.MCPServers["bad name "+sentinel].Command != "x" {
 		t.Fatalf("healthy entry lost or bad ones kept: %v", f.Order)
 	}
 	text := issuesText(issues)
@@ -111,12 +113,11 @@ func TestInvalidEntriesAreDroppedSafely(t *testing.T) {
 		`server "badlife": field lifecycle`,
 		`server "badproto": field protocolVersion`,
 		`server "badtype": field env: must be an object whose values are strings`,
-		`server entry #9: invalid server name`,
-		`server entry #10: invalid server name`,
+		`server entry #11: invalid server name`,
 		`server "migr": field timeoutMs: was renamed: use timeout`,
 		`server "typo": field lifecyle: unknown field (did you mean lifecycle?)`,
 		`server "badtmpl": field command: malformed variable reference`,
-		`server "dup": is declared twice (entries #14 and #15)`,
+		`server "dup": is declared twice (entries #15 and #16)`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing diagnostic %q in:\n%s", want, text)
@@ -228,7 +229,7 @@ func TestInlineConfigIsAnIsolatedCopy(t *testing.T) {
 	if third.Servers[0].Env["K"] != "changed" {
 		t.Fatal("one load's result changed another's")
 	}
-	bad := &File{MCPServers: map[string]Server{"b": {Command: "x", URL: "http://h/"}, "ok": {Command: "y"}, "Bad": {Command: "z"}}}
+	bad := &File{MCPServers: map[string]Server{"b": {Command: "x", URL: "http://h/"}, "ok": {Command: "y"}, "Bad\x1b[31m": {Command: "z"}}}
 	eff, err = Load(Sources{Inline: bad})
 	if err != nil || len(eff.Servers) != 1 || len(eff.Issues) != 2 {
 		t.Fatalf("inline validation: %+v %v", eff, err)
@@ -252,7 +253,10 @@ func TestAdapterFields(t *testing.T) {
 		"bearernotoken":{"url":"https://h/","auth":"bearer"},
 		"authheader":{"url":"https://h/","bearerToken":"a","headers":{"authorization":"b"}},
 		"stdiotype":{"type":"stdio","url":"https://h/"},
-		"disabledstr":{"command":"x","disabled":"true"}
+		"disabledstr":{"command":"x","disabled":"true"},
+		"params":{"url":"https://h/","auth":"oauth","oauth":{"authorizationParams":{"prompt":"consent","state":"`+sentinel+`"}}},
+		"my server":{"command":"x"},
+		"my_server":{"command":"x"}
 	},"settings":{"directTools":true,"toolPrefix":"mcp","disableProxyTool":true,"output":{"maxLines":50}}}`), "f.json")
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +280,9 @@ func TestAdapterFields(t *testing.T) {
 	for _, want := range []string{`"badprefix": field toolPrefix`, `"badauth": auth, bearerToken`, `"badgrant": field oauth.grantType`,
 		`"badredirect": field oauth.redirectUri`, `"badoauthfield": field oauth.clientSecrets: unknown field`, `"baddirect": field directTools`,
 		`"both": field bearerTokenEnv: set only one`, `"bearernotoken": field auth: is bearer but neither`, `"authheader": field headers: set Authorization and a bearer token`,
-		`"stdiotype": field type: is stdio but no command`, `"disabledstr": field disabled: must be true or false`} {
+		`"stdiotype": field type: is stdio but no command`, `"disabledstr": field disabled: must be true or false; only a literal true disables, so the server stays enabled`,
+		`"params": field oauth.authorizationParams: sets a parameter the OAuth flow owns`,
+		`server "my server": has the same tool prefix "mcp__my_server" as server "my_server"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in:\n%s", want, text)
 		}
@@ -284,8 +290,11 @@ func TestAdapterFields(t *testing.T) {
 	if strings.Contains(text, sentinel) {
 		t.Fatalf("diagnostic echoed a secret:\n%s", text)
 	}
-	if len(f.MCPServers) != 3 {
+	if len(f.MCPServers) != 7 || f.MCPServers["disabledstr"].Disabled {
 		t.Fatalf("servers %v", f.Order)
+	}
+	if p := f.MCPServers["params"].OAuth.AuthorizationParams; len(p) != 1 || p["prompt"] != "consent" {
+		t.Fatalf("authorizationParams %v", p)
 	}
 	// The in-memory form round-trips through the same validation.
 	eff, err := Load(Sources{Inline: &File{MCPServers: map[string]Server{"remote": r}}})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tailscale/hujson"
 )
@@ -26,7 +27,7 @@ func SetDisabled(data []byte, name string, v *bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry := "/mcpServers/" + name
+	entry := "/mcpServers/" + pointerToken(name)
 	if v == nil {
 		if root.Find(entry+"/disabled") != nil {
 			if err := patch(&root, op{"remove", entry + "/disabled", nil}); err != nil {
@@ -145,4 +146,10 @@ func ensureObject(v *hujson.Value, path string) error {
 		return fmt.Errorf("%w: %s is not an object; fix the file first", ErrSyntax, path)
 	}
 	return nil
+}
+
+// pointerToken escapes a name as one JSON Pointer reference token (RFC
+// 6901): "~" as "~0", "/" as "~1" (a server may be named "org/repo").
+func pointerToken(name string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
 }

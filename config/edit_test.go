@@ -49,7 +49,7 @@ func TestSetDisabledKeepsEverythingElse(t *testing.T) {
 			t.Errorf("%s: a broken file would be overwritten: %v", bad, err)
 		}
 	}
-	if _, err := SetDisabled(nil, "Bad Name", ptr(true)); err == nil {
+	if _, err := SetDisabled(nil, "Bad\nName", ptr(true)); err == nil {
 		t.Fatal("an invalid name was accepted")
 	}
 }
@@ -153,5 +153,18 @@ func TestDetectAndPlanImports(t *testing.T) {
 	}
 	if _, err := AddImports(nil, []string{"emacs"}); err == nil {
 		t.Fatal("unknown host accepted")
+	}
+}
+
+// A name with JSON Pointer's special characters edits its own entry.
+func TestSetDisabledEscapesTheName(t *testing.T) {
+	in := []byte(`{"mcpServers": {"org/repo~1": {"command": "x"}, "GitHub": {"command": "y"}}}`)
+	out, err := SetDisabled(in, "org/repo~1", ptr(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, issues, err := Parse(out, "x.json")
+	if err != nil || len(issues) != 0 || !f.MCPServers["org/repo~1"].Disabled || f.MCPServers["GitHub"].Disabled || len(f.MCPServers) != 2 {
+		t.Fatalf("%s: %+v %v %v", out, f.MCPServers, issues, err)
 	}
 }

@@ -14,7 +14,7 @@ var knownFields = map[string]bool{
 	"command": true, "args": true, "env": true, "cwd": true, "url": true, "headers": true, "socket": true,
 	"lifecycle": true, "idleTimeout": true, "requestTimeoutMs": true, "timeout": true,
 	"startupTimeoutMs": true, "catalogTimeoutMs": true, "protocolVersion": true,
-	"debug": true, "disabled": true, "description": true, "type": true,
+	"debug": true, "logLevel": true, "trace": true, "disabled": true, "description": true, "type": true,
 	"auth": true, "bearerToken": true, "bearerTokenEnv": true, "oauth": true,
 	"directTools": true, "toolPrefix": true, "includeTools": true, "excludeTools": true,
 	"exposeResources": true, "searchKeywords": true,
@@ -33,6 +33,12 @@ type entryParser struct {
 	source, name string
 	fields       map[string]json.RawMessage
 	issues       []Issue
+	warnings     []Issue // problems that leave the entry valid
+}
+
+// warn records a problem with a field that does not invalidate the entry.
+func (p *entryParser) warn(field, format string, args ...any) {
+	p.warnings = append(p.warnings, Issue{File: p.source, Server: p.name, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
 func (p *entryParser) fail(field, format string, args ...any) {
@@ -164,6 +170,7 @@ func parseEntry(fields map[string]json.RawMessage, source, name string) (Server,
 	p.enum("type", &s.Type, "stdio", "http", "streamable-http", "sse")
 	p.enum("auth", &s.Auth, "bearer", "oauth")
 	p.enum("toolPrefix", &s.ToolPrefix, "server", "short", "none", "mcp")
+	p.enum("logLevel", &s.LogLevel, "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 	p.str("description", &s.Description)
 	if p.str("bearerToken", &s.BearerToken) {
 		p.secret("bearerToken", s.BearerToken)
@@ -179,7 +186,15 @@ func parseEntry(fields map[string]json.RawMessage, source, name string) (Server,
 		s.ExposeResources = &b
 	}
 	p.decode("debug", &s.Debug, "must be true or false")
-	p.decode("disabled", &s.Disabled, "must be true or false (only true disables)")
+	// Seed 002's fields never drop a server: trace is the host's to carry
+	// out, and only a literal true disables.
+	if raw, ok := fields["trace"]; ok && json.Unmarshal(raw, &s.Trace) != nil {
+		p.warn("trace", "must be true or false; ignored")
+	}
+	if raw, ok := fields["disabled"]; ok && json.Unmarshal(raw, &s.Disabled) != nil {
+		s.Disabled = false
+		p.warn("disabled", "must be true or false; only a literal true disables, so the server stays enabled")
+	}
 	if raw, ok := fields["directTools"]; ok {
 		var d DirectTools
 		if d.UnmarshalJSON(raw) != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
@@ -197,8 +212,8 @@ func parseEntry(fields map[string]json.RawMessage, source, name string) (Server,
 			s.IdleTimeout = &idle
 		}
 	}
-	s.RequestTimeoutMs = p.millis("requestTimeoutMs")
-	if t := p.millis("timeout"); t != nil {
+	s.RequestTimeoutMs = p.requestMillis("requestTimeoutMs")
+	if t := p.requestMillis("timeout"); t != nil {
 		if _, both := fields["requestTimeoutMs"]; both {
 			p.fail("timeout", "is a synonym of requestTimeoutMs; set only one of them")
 		}
@@ -219,7 +234,18 @@ func parseEntry(fields map[string]json.RawMessage, source, name string) (Server,
 	if _, hasEnv := fields["bearerTokenEnv"]; hasToken && hasEnv {
 		p.fail("bearerTokenEnv", "set only one of bearerToken and bearerTokenEnv")
 	}
+	s.warnings = p.warnings
 	return s, p.issues
+}
+
+// requestMillis reads requestTimeoutMs (or its synonym timeout): as seed 002
+// says, 0 or less means the default, like leaving it out.
+func (p *entryParser) requestMillis(field string) *int64 {
+	var v int64
+	if raw, ok := p.fields[field]; ok && json.Unmarshal(raw, &v) == nil && v <= 0 {
+		return nil
+	}
+	return p.millis(field)
 }
 
 // enum reads a string field that must be one of values.
@@ -244,7 +270,12 @@ func orList(values []string) string {
 }
 
 // oauthFields are the members of oauth.
-var oauthFields = []string{"grantType", "clientId", "clientSecret", "scope", "redirectUri", "clientName", "clientUri"}
+var oauthFields = []string{"grantType", "clientId", "clientSecret", "scope", "redirectUri", "clientName", "clientUri", "authorizationParams"}
+
+// flowOwnedParams are the authorization URL's parameters the OAuth flow
+// sets itself, which authorizationParams cannot override.
+var flowOwnedParams = map[string]bool{"client_id": true, "redirect_uri": true, "scope": true, "state": true,
+	"code_challenge": true, "code_challenge_method": true, "response_type": true, "resource": true}
 
 func (p *entryParser) oauth(s *Server) {
 	raw, ok := p.fields["oauth"]
@@ -273,6 +304,21 @@ func (p *entryParser) oauth(s *Server) {
 	for f, dst := range map[string]*string{"clientId": &o.ClientID, "clientSecret": &o.ClientSecret, "scope": &o.Scope,
 		"redirectUri": &o.RedirectURI, "clientName": &o.ClientName, "clientUri": &o.ClientURI} {
 		sub.str(f, dst)
+	}
+	if raw, ok := sub.fields["authorizationParams"]; ok {
+		var params map[string]string
+		if json.Unmarshal(raw, &params) != nil || params == nil {
+			p.warn("oauth.authorizationParams", "must be an object whose values are strings; ignored")
+		}
+		for k := range params {
+			if flowOwnedParams[k] || k == "" {
+				p.warn("oauth.authorizationParams", "sets a parameter the OAuth flow owns (client_id, redirect_uri, scope, state, code_challenge, response_type, resource); that one is ignored")
+				delete(params, k)
+			}
+		}
+		if len(params) > 0 {
+			o.AuthorizationParams = params
+		}
 	}
 	if strings.HasPrefix(o.ClientSecret, "!") && !strings.HasPrefix(o.ClientSecret, "!!") && strings.TrimSpace(o.ClientSecret[1:]) == "" {
 		sub.fail("clientSecret", "a value starting with ! must be followed by a command (use !! for a literal !)")

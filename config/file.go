@@ -60,6 +60,7 @@ func Parse(data []byte, source string) (File, []Issue, error) {
 		if more != nil || len(merged[name].invalid) > 0 {
 			continue
 		}
+		issues = append(issues, s.warnings...)
 		ep, _ := resolve(&s, nil, "", filepath.Dir(source))
 		s.endpoint = &ep
 		f.MCPServers[name] = s
@@ -68,6 +69,11 @@ func Parse(data []byte, source string) (File, []Issue, error) {
 	raw, from := mergeSettings([]*layer{&l})
 	set, setIssues, _ := parseSettings(raw, from)
 	f.Settings, issues = set, append(issues, setIssues...)
+	var servers []Server
+	for _, name := range f.Order {
+		servers = append(servers, f.MCPServers[name])
+	}
+	issues = append(issues, prefixCollisions(servers, set.ToolPrefix)...)
 	f.Imports, setIssues = mergeImports([]*layer{&l})
 	return f, append(issues, setIssues...), nil
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // fuzzSecret marks values the fuzzers plant; no diagnostic may repeat it.
@@ -24,16 +25,19 @@ var parseSeeds = []string{
 	`{"mcpServers":{"j":{"command":"x","directTools":true,"includeTools":["a*"],"exposeResources":false,"toolPrefix":"short"}}}`,
 }
 
-// namePattern is the rule ValidName implements by hand.
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
+// namePattern is the rule ValidName implements by hand (the schema's
+// propertyNames pattern in docs/mcp.schema.json).
+var namePattern = regexp.MustCompile(`^[^#\p{Cc}\p{Cf}\p{Z}\x{FFFD}](?:(?:[^\p{Cc}\p{Cf}\p{Z}\x{FFFD}]| ){0,62}[^\p{Cc}\p{Cf}\p{Z}\x{FFFD}])?$`)
 
 // FuzzValidName: ValidName agrees with namePattern.
 func FuzzValidName(f *testing.F) {
-	for _, s := range []string{"", "a", "A", "_a", "a_b-c.d", "9", "a b", "é", strings.Repeat("a", 64), strings.Repeat("a", 65), "a\n"} {
+	for _, s := range []string{"", "a", "A", "_a", "a_b-c.d", "9", "a b", "é", strings.Repeat("a", 64), strings.Repeat("a", 65),
+		"a\n", "GitHub", "Context7", " a", "a ", "#a", "a#", "a\u202eb", "a\u200bb", "a\u00a0b", "a\u2028b", "\xff", "\ufffd",
+		strings.Repeat("é", 64), strings.Repeat("é", 65), "a\x7fb", "a\u0085b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		if ValidName(name) != namePattern.MatchString(name) {
+		if ValidName(name) != (utf8.ValidString(name) && namePattern.MatchString(name)) {
 			t.Fatalf("ValidName(%q) = %v, the pattern says %v", name, ValidName(name), !ValidName(name))
 		}
 	})

@@ -285,17 +285,14 @@ func (e hostEnv) hostServers(data []byte, f hostFile) ([]hostServer, error) {
 }
 
 // hostEntry translates one host server into an entry of ours: names
-// lower-cased, fields renamed, host-only fields dropped with a notice,
+// kept as the host has them, fields renamed, host-only fields dropped with a notice,
 // values made literal where the host does not interpolate. What remains is
 // checked as strictly as a native entry.
 func hostEntry(f hostFile, pos int, hs hostServer) (entry, []Issue, []Issue) {
 	var notices []Issue
-	name := lower(hs.name)
+	name := hs.name // as the host names it: "GitHub" stays "GitHub"
 	if !ValidName(name) {
 		return entry{pos: pos, invalid: true}, []Issue{{File: f.path, Server: "#" + itoa(pos), Message: nameRule}}, nil
-	}
-	if name != hs.name {
-		notices = append(notices, Issue{File: f.path, Server: name, Message: "the host's server name was lower-cased (server names are lower case here)"})
 	}
 	if hs.fields == nil {
 		return entry{name: name, pos: pos, invalid: true}, []Issue{{File: f.path, Server: name, Message: "the entry must be a JSON object"}}, notices

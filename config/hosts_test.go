@@ -82,10 +82,10 @@ func TestHostFormats(t *testing.T) {
 		{kind: "cursor", env: map[string]string{"GITHUB_TOKEN": "gh", "FIGMA_TOKEN": "fg"},
 			want: `{
 			"github": {"command": "podman", "args": ["run", "-i", "--rm", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghcr.io/github/github-mcp-server:v1"]},
-			"linear": {"url": "https://mcp.linear.app/sse"},
+			"Linear": {"url": "https://mcp.linear.app/sse"},
 			"figma": {"url": "http://127.0.0.1:3845/mcp", "headers": {"X-Figma-Token": "${FIGMA_TOKEN}"}},
 			"local-notes": {"type": "stdio", "command": "node", "args": ["@WORK@/tools/notes-server.js", "--home", "@HOME@/notes"]}}`,
-			notices: []string{`"linear": the host's server name was lower-cased`, `"figma": field auth: is specific to that host and ignored`,
+			notices: []string{`"figma": field auth: is specific to that host and ignored`,
 				`"local-notes": field envFile: is specific to that host and ignored`},
 			endpoint: func(t *testing.T, w *world, eff *Effective) {
 				// The project's github entry changes the command: the user
@@ -131,8 +131,8 @@ func TestHostFormats(t *testing.T) {
 			"fetch": {"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"]},
 			"github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"},
 			"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "@WORK@/.vscode/memory.jsonl", "PORT": "3000"}}}`,
-			issues:  []string{`"perplexity": field env uses a variable only that host can resolve`},
-			notices: []string{`"perplexity": the host's server name was lower-cased`, `"memory": field dev: is specific to that host and ignored`}},
+			issues:  []string{`"Perplexity": field env uses a variable only that host can resolve`},
+			notices: []string{`"memory": field dev: is specific to that host and ignored`}},
 		{kind: "windsurf", env: map[string]string{"AUTH_TOKEN": "t"},
 			want: `{
 			"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "<YOUR_PERSONAL_ACCESS_TOKEN>"}},

@@ -139,10 +139,11 @@ func translateOpenCode(in map[string]any) (map[string]any, []string, string) {
 				out["command"] = v // reported by the strict check
 				continue
 			}
+			// The array is the whole command line: a project entry's
+			// ["oc-project"] has no arguments, and must not inherit the
+			// user file's args when it merges over that entry.
 			out["command"] = list[0]
-			if len(list) > 1 {
-				out["args"] = list[1:]
-			}
+			out["args"] = list[1:]
 		case "environment":
 			out["env"] = stringMap(v)
 		case "url":

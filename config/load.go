@@ -52,8 +52,8 @@ type Effective struct {
 	// Issues are the problems: entries dropped and why, fields and settings
 	// ignored, servers that cannot connect as configured.
 	Issues []Issue
-	// Notices are informational: what a lenient host import left out, names
-	// it lower-cased, imports an explicit configuration does not follow.
+	// Notices are informational: what a lenient host import left out,
+	// imports an explicit configuration does not follow.
 	Notices []Issue
 	// Sources lists every place looked at, lowest precedence first.
 	Sources []SourceFile
@@ -246,6 +246,7 @@ func finish(eff *Effective, layers []*layer, src Sources) {
 		if issues != nil || len(merged[name].invalid) > 0 {
 			continue
 		}
+		eff.Issues = append(eff.Issues, s.warnings...)
 		ep, issues := resolve(&s, src.lookup, src.Home, workDir(src))
 		s.endpoint = &ep
 		if !s.Disabled { // a disabled server never connects: its problems are not news
@@ -257,6 +258,7 @@ func finish(eff *Effective, layers []*layer, src Sources) {
 	set, issues, notices := parseSettings(raw, from)
 	eff.Settings, eff.SettingsProvenance = set, from
 	eff.Issues, eff.Notices = append(eff.Issues, issues...), append(eff.Notices, notices...)
+	eff.Issues = append(eff.Issues, prefixCollisions(eff.Servers, set.ToolPrefix)...)
 	if src.Inline == nil && src.Path == "" {
 		eff.Imports, _ = mergeImports(layers)
 	}

@@ -27,7 +27,6 @@ var migrations = map[string]string{
 	"disabledTools":         "is spelled excludeTools here",
 	"enabledTools":          "is spelled includeTools here",
 	"idleTimeoutMs":         "is not a field: idleTimeout is in minutes",
-	"trace":                 "is not supported by this version",
 	"lazy":                  "is not a field: use lifecycle (lazy, eager, keep-alive or lazy-keep-alive)",
 }
 

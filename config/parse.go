@@ -29,32 +29,6 @@ const (
 // duplicate top-level key, or more than MaxEntriesPerFile entries.
 var ErrSyntax = errors.New("config: syntax error")
 
-// nameRule is how diagnostics describe a valid server name.
-const nameRule = "invalid server name (use 1 to 64 lower-case letters, digits, '_', '-' or '.', starting with a letter or digit)"
-
-// ValidName reports whether name is a usable server name: 1 to 64
-// lower-case letters, digits, '_', '-' or '.', starting with a letter or a
-// digit (^[a-z0-9][a-z0-9_.-]{0,63}$, checked by hand: that regular
-// expression takes a millisecond to compile, a cost every process would pay
-// at start). Names become tool-name prefixes, file names and status lines,
-// so they are restricted to lower case: "GitHub" and "github" would
-// otherwise be two servers whose tools and cache files clash on
-// case-insensitive systems.
-func ValidName(name string) bool {
-	if len(name) == 0 || len(name) > 64 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		switch c := name[i]; {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		case i > 0 && (c == '_' || c == '-' || c == '.'):
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // member is one key of a JSON object, in document order.
 type member struct {
 	key    string

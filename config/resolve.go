@@ -92,7 +92,7 @@ func resolve(s *Server, lookup func(string) (string, bool), home, workDir string
 	if r.lookup == nil {
 		r.lookup = func(string) (string, bool) { return "", false }
 	}
-	ep := messages.Endpoint{ProtocolVersion: s.ProtocolVersion, Debug: s.Debug}
+	ep := messages.Endpoint{ProtocolVersion: s.ProtocolVersion, Debug: s.Debug, LogLevel: s.LogLevel}
 	if s.Command != "" {
 		ep.Command = r.text("command", s.Command)
 		if ep.Command == "" && r.problem == "" {

@@ -30,8 +30,15 @@ type Server struct {
 	CatalogTimeoutMs *int64 `json:"catalogTimeoutMs,omitempty"`
 	ProtocolVersion  string `json:"protocolVersion,omitempty"`
 	Debug            bool   `json:"debug,omitempty"`
-	Disabled         bool   `json:"disabled,omitempty"`
-	Description      string `json:"description,omitempty"`
+	// LogLevel, when set, is sent with logging/setLevel after every
+	// handshake with a server that offers logging; its log messages reach
+	// the host's logger.
+	LogLevel string `json:"logLevel,omitempty"`
+	// Trace asks for metadata-only protocol tracing of this server (seed
+	// 002's per-server trace); accepted here, carried out by the host.
+	Trace       bool   `json:"trace,omitempty"`
+	Disabled    bool   `json:"disabled,omitempty"`
+	Description string `json:"description,omitempty"`
 	// Type is the transport other hosts write: stdio, http,
 	// streamable-http or sse (legacy SSE is reached through the url's
 	// fallback either way).
@@ -70,6 +77,10 @@ type Server struct {
 
 	// endpoint is the resolved endpoint, set by Load and Parse.
 	endpoint *messages.Endpoint
+	// warnings are problems with fields that do not make the entry invalid
+	// (a non-boolean disabled, a trace that is not a boolean, a flow-owned
+	// OAuth authorization parameter).
+	warnings []Issue
 }
 
 // OAuth is a server's OAuth client configuration.
@@ -83,6 +94,11 @@ type OAuth struct {
 	RedirectURI  string `json:"redirectUri,omitempty"`
 	ClientName   string `json:"clientName,omitempty"`
 	ClientURI    string `json:"clientUri,omitempty"`
+	// AuthorizationParams are extra parameters of the authorization URL
+	// (provider-specific extensions); the flow's own parameters (client_id,
+	// redirect_uri, scope, state, code_challenge, code_challenge_method,
+	// response_type, resource) cannot be set here.
+	AuthorizationParams map[string]string `json:"authorizationParams,omitempty"`
 }
 
 // DirectTools is the directTools field: true or false, or a list of the
@@ -135,6 +151,10 @@ type Settings struct {
 	AutoAuth bool `json:"autoAuth,omitempty"`
 	// Output bounds what a tool result puts in front of the model.
 	Output *OutputLimits `json:"output,omitempty"`
+	// OutputGuardOff is seed 002's "outputGuard": false: tool output reaches
+	// the model uncut (controls are still removed). Its object form sets
+	// Output instead.
+	OutputGuardOff bool `json:"outputGuardOff,omitempty"`
 }
 
 // OutputLimits bound a tool result's preview; nil fields take defaults.

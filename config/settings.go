@@ -11,7 +11,7 @@ import (
 // warning.
 var foreignSettings = map[string]bool{
 	"showStatusIcon": true, "mcpFooterStatus": true, "hostConfigDiscovery": true, "oauthDir": true,
-	"trace": true, "outputGuard": true, "sampling": true, "samplingAutoApprove": true,
+	"trace": true, "sampling": true, "samplingAutoApprove": true,
 	"elicitation": true, "agentPluginPaths": true,
 }
 
@@ -74,6 +74,27 @@ func parseSettings(raw map[string]json.RawMessage, from map[string]string) (Sett
 				continue
 			}
 			set.Output = &o
+		case "outputGuard":
+			var off bool
+			var g struct {
+				MaxBytes        *int `json:"maxBytes"`
+				MaxLines        *int `json:"maxLines"`
+				DetailsMaxBytes *int `json:"detailsMaxBytes"`
+			}
+			switch {
+			case json.Unmarshal(v, &off) == nil:
+				set.OutputGuardOff = !off
+				if !off {
+					issues = append(issues, Issue{File: from[k], Field: "settings.outputGuard", Message: "is false: tool output reaches the model uncut and unbounded, and nothing is saved to a file (terminal controls are still removed)"})
+				}
+			case strictDecode(v, &g) == nil && (OutputLimits{g.MaxBytes, g.MaxLines, g.DetailsMaxBytes}).valid():
+				o := OutputLimits{MaxTextBytes: g.MaxBytes, MaxLines: g.MaxLines, MaxDetailsBytes: g.DetailsMaxBytes}
+				if set.Output == nil {
+					set.Output = &o
+				}
+			default:
+				bad(k, "must be true, false or an object with maxBytes, maxLines and detailsMaxBytes, positive integers")
+			}
 		default:
 			if foreignSettings[k] {
 				notices = append(notices, Issue{File: from[k], Field: "settings." + k, Message: "is not supported by mcprt (ignored)"})
@@ -89,7 +110,7 @@ func parseSettings(raw map[string]json.RawMessage, from map[string]string) (Sett
 	return set, issues, notices
 }
 
-var knownSettings = map[string]bool{"idleTimeout": true, "requestTimeoutMs": true, "directTools": true, "toolPrefix": true, "disableProxyTool": true, "output": true}
+var knownSettings = map[string]bool{"idleTimeout": true, "requestTimeoutMs": true, "directTools": true, "toolPrefix": true, "disableProxyTool": true, "output": true, "outputGuard": true}
 
 func (o OutputLimits) valid() bool {
 	for _, p := range []*int{o.MaxTextBytes, o.MaxLines, o.MaxDetailsBytes} {

@@ -217,7 +217,7 @@ func TestEventsBatchLimits(t *testing.T) {
 		Preview            string `json:"preview"`
 	}
 	if len(items) != 1 || json.Unmarshal(items[0].Event.Data, &data) != nil || !data.Truncated ||
-		data.OriginalCharacters < 30000 || len(data.Preview) > eventstream.PreviewBytes || !strings.HasPrefix(data.Preview, `{"n":1,"padding":"ppp`) {
+		data.OriginalCharacters < 30000 || len(data.Preview) > eventstream.PreviewChars || !strings.HasPrefix(data.Preview, `{"n":1,"padding":"ppp`) {
 		t.Fatalf("a 30,000-byte event: %+v %+v", items, data)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,9 +31,15 @@ type eventsHost struct {
 	delivered []messages.HostMessage
 	notices   []messages.Notice
 	sig       signal
+	// panicDeliver makes the next Deliver panic (a host's bug).
+	panicDeliver atomic.Bool
 }
 
 func (h *eventsHost) Deliver(_ context.Context, m messages.HostMessage) {
+	if h.panicDeliver.CompareAndSwap(true, false) {
+		h.sig.Notify()
+		panic("the host's Deliver failed")
+	}
 	h.mu.Lock()
 	h.delivered = append(h.delivered, m)
 	h.mu.Unlock()

@@ -214,8 +214,15 @@ func newRigFile(t *testing.T, f *config.File) *rig {
 
 func startRig(t *testing.T, f *config.File, decorate bool) *rig {
 	t.Helper()
+	return startRigWith(t, f, decorate, mcprt.Options{})
+}
+
+// startRigWith is startRig with more options (their Config, Clock, Rand and
+// Dialer are the rig's).
+func startRigWith(t *testing.T, f *config.File, decorate bool, opts mcprt.Options) *rig {
+	t.Helper()
 	r := &rig{t: t, ctx: testCtx(t), clk: newTestClock()}
-	opts := mcprt.Options{Config: f, Clock: r.clk, Rand: clock.NewSeededRand(7)}
+	opts.Config, opts.Clock, opts.Rand = f, r.clk, clock.NewSeededRand(7)
 	if decorate {
 		r.real = &transports.Dialer{Clock: clock.Real{}}
 		r.dialer = newRecDialer(r.real)

@@ -5,7 +5,7 @@ import "github.com/mcprt/mcprt/messages"
 // Batcher collects wakeup items over a fixed window and turns them into
 // one host message. The window starts with the first item of a batch (or
 // the first dropped one) and does not slide. A batch holds at most
-// MaxItems items whose encodings sum to at most MaxBytes; an item that
+// MaxItems items whose encodings sum to at most MaxChars characters; an item that
 // does not fit is dropped and counted (dropped_events or
 // dropped_statuses), never deferred, and a later smaller item may still
 // fit. Clear discards everything (shutdown wakes nothing).
@@ -17,7 +17,7 @@ type Batcher[T any] struct {
 	format format[T]
 
 	items   []Encoded[T]
-	size    int // sum of the items' JSON lengths
+	size    int // sum of the items' sizes (Encoded.Size)
 	dropped int
 	armed   bool
 	token   uint64
@@ -52,14 +52,31 @@ func NewStatusBatcher(lim BatchLimits) *Batcher[Snapshot] {
 // this starts a window, nil otherwise.
 func (b *Batcher[T]) Add(it Encoded[T]) []Effect {
 	// Dropped, not deferred: bounded delivery, not a queue.
-	if len(b.items) < b.lim.MaxItems && b.size+len(it.JSON) <= b.lim.MaxBytes {
+	if len(b.items) < b.lim.MaxItems && b.size+it.Size <= b.lim.MaxChars {
 		b.items = append(b.items, it)
-		b.size += len(it.JSON)
+		b.size += it.Size
 	} else {
 		b.dropped++
 		b.stats.Dropped++
 	}
 	// A drop also opens the window, so a batch of drops is still told.
+	if b.armed {
+		return nil
+	}
+	b.armed = true
+	b.token++
+	return []Effect{Arm{Timer: TimerFlush, After: b.lim.Window, Token: b.token}}
+}
+
+// AddDropped counts n items as dropped in the current batch (items that
+// were lost before they could be added, such as those of a batch whose
+// delivery failed), opening the window as a drop does.
+func (b *Batcher[T]) AddDropped(n int) []Effect {
+	if n <= 0 {
+		return nil
+	}
+	b.dropped += n
+	b.stats.Dropped += uint64(n)
 	if b.armed {
 		return nil
 	}

@@ -6,10 +6,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
-// item returns a prepared event item whose JSON is exactly size bytes
-// (size ≥ 120), or of any size when size is 0.
+// item returns a prepared event item whose JSON is exactly size
+// characters (ASCII: as many bytes; size ≥ 120), or of any size when size
+// is 0.
 func item(t *testing.T, id string, size int) Encoded[*EventItem] {
 	t.Helper()
 	it := &EventItem{SubscriptionID: "s1", Server: "demo", Event: Event{EventID: id, Name: "n", Timestamp: "t", Data: json.RawMessage(`""`)}}
@@ -23,7 +25,7 @@ func item(t *testing.T, id string, size int) Encoded[*EventItem] {
 			t.Fatalf("item %s is already %d bytes", id, len(e.JSON))
 		}
 		it.Event.Data = json.RawMessage(`"` + strings.Repeat("x", pad) + `"`)
-		if e, err = PrepareEvent(it); err != nil || len(e.JSON) != size {
+		if e, err = PrepareEvent(it); err != nil || len(e.JSON) != size || e.Size != size {
 			t.Fatalf("item %s: %d bytes, %v", id, len(e.JSON), err)
 		}
 	}
@@ -57,9 +59,9 @@ func TestBatcherWindowAndLimits(t *testing.T) {
 		{"one item", BatchLimits{}, []int{0}, 1, 0},
 		{"capacity: [1,2] and one dropped", BatchLimits{MaxItems: 2}, []int{0, 0, 0}, 2, 1},
 		{"256 items, the rest dropped", BatchLimits{}, make([]int, 300), 256, 44},
-		{"64,000 bytes exactly fit", BatchLimits{}, []int{21000, 21000, 22000}, 3, 0},
-		{"one byte over is dropped; a later smaller item fits", BatchLimits{}, []int{21000, 21000, 22001, 22000}, 3, 1},
-		{"an item bigger than the batch alone is dropped", BatchLimits{MaxBytes: 500}, []int{501}, 0, 1},
+		{"64,000 characters exactly fit", BatchLimits{}, []int{21000, 21000, 22000}, 3, 0},
+		{"one character over is dropped; a later smaller item fits", BatchLimits{}, []int{21000, 21000, 22001, 22000}, 3, 1},
+		{"an item bigger than the batch alone is dropped", BatchLimits{MaxChars: 500}, []int{501}, 0, 1},
 	}
 	for _, tt := range tests {
 		b := NewEventBatcher(tt.lim)
@@ -153,16 +155,16 @@ func TestEventsWakeupFormat(t *testing.T) {
 
 func TestStatusWakeupFormat(t *testing.T) {
 	b := NewStatusBatcher(BatchLimits{})
-	long := strings.Repeat("é", 1500) // 3,000 bytes
+	long := strings.Repeat("é", 2500) // 2,500 characters, 5,000 bytes
 	e, err := PrepareStatus(Snapshot{ID: "s", Server: "demo", Name: "n", Arguments: json.RawMessage(`{}`), Status: StateFailed, Error: long, EndReason: "error"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(e.Item.Error) != 2000 || e.Item.Error != long[:2000] {
-		t.Fatalf("error cut to %d bytes", len(e.Item.Error))
+	if e.Item.Error != strings.Repeat("é", 2000) {
+		t.Fatalf("error cut to %d characters", utf8.RuneCountInString(e.Item.Error))
 	}
 	arm := b.Add(e)
-	b.Add(Encoded[Snapshot]{Item: Snapshot{}, JSON: make([]byte, 64_001)}) // too big: dropped
+	b.Add(Encoded[Snapshot]{Item: Snapshot{}, JSON: make([]byte, 64_001), Size: 64_001}) // too big: dropped
 	m, ok := b.Fire(arm[0].(Arm).Token)
 	if !ok || m.Kind != "mcp-events-status" {
 		t.Fatalf("wakeup %+v", m)
@@ -178,7 +180,7 @@ func TestStatusWakeupFormat(t *testing.T) {
 	if err := json.Unmarshal([]byte(rest), &body); err != nil || len(body.Subscriptions) != 1 || body.Dropped != 1 {
 		t.Fatalf("body %s: %v", rest, err)
 	}
-	if d := m.Details.(StatusDetails); d.DroppedStatuses != 1 || d.Subscriptions[0].Error != long[:2000] {
+	if d := m.Details.(StatusDetails); d.DroppedStatuses != 1 || d.Subscriptions[0].Error != e.Item.Error {
 		t.Fatalf("details %+v", d)
 	}
 }

@@ -120,17 +120,47 @@ func chars(s string, n int) bool {
 	return len(s) <= n || utf8.RuneCountInString(s) <= n
 }
 
-// cut returns the longest prefix of s of at most n bytes that does not
-// split a UTF-8 sequence.
+// cut returns the longest prefix of s of at most n characters (UTF-16 code
+// units, as the reference counts them) that does not split a character.
 func cut(s string, n int) string {
 	if len(s) <= n {
-		return s
+		return s // at most n bytes: at most n characters
 	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
+	units := 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x10000 {
+			w = 2 // a surrogate pair: never split
+		}
+		if units+w > n {
+			return s[:i]
+		}
+		units += w
 	}
-	return s[:i]
+	return s
+}
+
+// utf16Len is the length of b, valid UTF-8 (as every encoding this
+// package makes is), as a JavaScript string: its UTF-16 code units. Every
+// character counts 1 but those outside the Basic Multilingual Plane
+// (4-byte sequences, encoded as surrogate pairs), which count 2: so the
+// count is the bytes that start a character plus the bytes that start a
+// 4-byte one.
+func utf16Len(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c < 0x80 {
+			n++
+			continue
+		}
+		if c&0xC0 != 0x80 {
+			n++
+		}
+		if c >= 0xF0 {
+			n++
+		}
+	}
+	return n
 }
 
 const hexDigits = "0123456789abcdef"

@@ -32,9 +32,10 @@ const (
 	DefaultBatchWindow = 500 * time.Millisecond
 	// DefaultBatchItems bounds the items of one batch.
 	DefaultBatchItems = 256
-	// DefaultBatchBytes bounds the summed size of one batch's items, each
-	// measured as the bytes of its UTF-8 JSON encoding (see Encoded).
-	DefaultBatchBytes = 64_000
+	// DefaultBatchChars bounds the summed size of one batch's items, each
+	// measured in characters as the reference counts them: UTF-16 code
+	// units of its JSON text (see Encoded).
+	DefaultBatchChars = 64_000
 )
 
 // Frame limits (events-protocol.md (a), "Event validation"), in
@@ -45,16 +46,19 @@ const (
 	MaxTimestampChars = 80
 )
 
-// Wakeup size limits (events-protocol.md (c)). Sizes are bytes of the UTF-8
-// JSON encoding; cuts never split a UTF-8 sequence.
+// Wakeup size limits (events-protocol.md (c)). Sizes are characters as the
+// reference counts them: the length of the JSON text as a JavaScript
+// string, in UTF-16 code units (a character outside the Basic
+// Multilingual Plane, such as an emoji, counts 2); cuts never split a
+// character.
 const (
-	// MaxEventBytes: an event whose JSON encoding is longer has its data
+	// MaxEventChars: an event whose JSON encoding is longer has its data
 	// replaced by a preview (see PrepareEvent).
-	MaxEventBytes = 24_000
-	// PreviewBytes bounds the preview of a shortened event's data.
-	PreviewBytes = 20_000
-	// MaxStatusErrorBytes bounds the error text of a status wakeup item.
-	MaxStatusErrorBytes = 2_000
+	MaxEventChars = 24_000
+	// PreviewChars bounds the preview of a shortened event's data.
+	PreviewChars = 20_000
+	// MaxStatusErrorChars bounds the error text of a status wakeup item.
+	MaxStatusErrorChars = 2_000
 )
 
 // Limits are one subscription's timers and budgets. A zero field takes its
@@ -110,7 +114,7 @@ func (l Limits) retryDelay(attempt int) time.Duration {
 type BatchLimits struct {
 	Window   time.Duration
 	MaxItems int
-	MaxBytes int
+	MaxChars int
 }
 
 func (l BatchLimits) withDefaults() BatchLimits {
@@ -120,8 +124,8 @@ func (l BatchLimits) withDefaults() BatchLimits {
 	if l.MaxItems <= 0 {
 		l.MaxItems = DefaultBatchItems
 	}
-	if l.MaxBytes <= 0 {
-		l.MaxBytes = DefaultBatchBytes
+	if l.MaxChars <= 0 {
+		l.MaxChars = DefaultBatchChars
 	}
 	return l
 }

@@ -33,28 +33,30 @@ type EventItem struct {
 // Preview replaces the data of an event too long to deliver whole.
 type Preview struct {
 	Truncated bool `json:"truncated"`
-	// OriginalCharacters is the size of the whole event's JSON (bytes of
-	// its UTF-8 encoding).
+	// OriginalCharacters is the size of the whole event's JSON in
+	// characters (UTF-16 code units, as the reference counts them).
 	OriginalCharacters int `json:"original_characters"`
-	// Preview is the start of the data's JSON text, at most PreviewBytes
-	// bytes, cut at a character boundary.
+	// Preview is the start of the data's JSON text, at most PreviewChars
+	// characters, cut at a character boundary.
 	Preview string `json:"preview"`
 }
 
-// Encoded is a batch item with its JSON encoding, whose length is the
-// item's weight in the batch.
+// Encoded is a batch item with its JSON encoding and that encoding's size
+// in characters (UTF-16 code units), the item's weight in the batch.
 type Encoded[T any] struct {
 	Item T
 	JSON []byte
+	Size int
 }
 
 // PrepareEvent encodes an event item for the events batcher. An event
-// whose JSON encoding is longer than MaxEventBytes gets a copy with its
-// data replaced by a Preview. Sizes are bytes of the UTF-8 JSON encoding
-// without HTML escaping (what encoding/json writes with SetEscapeHTML
-// false; the data compacted). The preview is at most PreviewBytes of JSON
-// text, which at worst doubles when encoded as a string, so a shortened
-// event always fits an empty batch unless its id or cursor alone are huge.
+// whose JSON encoding is longer than MaxEventChars gets a copy with its
+// data replaced by a Preview. Sizes are characters as the reference counts
+// them (UTF-16 code units, see utf16Len) of the JSON encoding without HTML
+// escaping (what encoding/json writes with SetEscapeHTML false; the data
+// compacted). The preview is at most PreviewChars of JSON text, which at
+// worst doubles when encoded as a string, so a shortened event always fits
+// an empty batch unless its id or cursor alone are huge.
 //
 // The item is assembled by hand, not through encoding/json: this runs once
 // per event on the hot path.
@@ -63,28 +65,29 @@ func PrepareEvent(it *EventItem) (Encoded[*EventItem], error) {
 	if err != nil {
 		return Encoded[*EventItem]{}, err
 	}
-	if ev <= MaxEventBytes {
-		return Encoded[*EventItem]{Item: it, JSON: b}, nil
+	if ev <= MaxEventChars {
+		return Encoded[*EventItem]{Item: it, JSON: b, Size: utf16Len(b)}, nil
 	}
 	// Too long: a copy of the item (the original may be shared) whose data
 	// is the Preview object, then encoded again.
-	p := make([]byte, 0, PreviewBytes+64)
+	p := make([]byte, 0, PreviewChars+64)
 	p = append(p, `{"truncated":true,"original_characters":`...)
 	p = strconv.AppendInt(p, int64(ev), 10)
 	p = append(p, `,"preview":`...)
-	p = appendString(p, cut(string(data), PreviewBytes))
+	p = appendString(p, cut(string(data), PreviewChars))
 	p = append(p, '}')
 	short := *it
 	short.Event.Data = p
 	if b, _, _, err = appendEventItem(nil, &short); err != nil { // not b[:0]: it holds the whole data
 		return Encoded[*EventItem]{}, err
 	}
-	return Encoded[*EventItem]{Item: &short, JSON: b}, nil
+	return Encoded[*EventItem]{Item: &short, JSON: b, Size: utf16Len(b)}, nil
 }
 
 // appendEventItem appends it's JSON ({subscription_id, server, event,
-// replay_truncated?}) to b. It also returns the length of the event's own
-// encoding and the compacted data (a slice of the result).
+// replay_truncated?}) to b. It also returns the size of the event's own
+// encoding in characters (UTF-16 code units) and the compacted data (a
+// slice of the result).
 func appendEventItem(b []byte, it *EventItem) (out []byte, eventLen int, data []byte, err error) {
 	e := &it.Event
 	if b == nil {
@@ -117,7 +120,7 @@ func appendEventItem(b []byte, it *EventItem) (out []byte, eventLen int, data []
 	}
 	dataEnd := len(b)
 	b = append(b, '}')
-	eventLen = len(b) - evStart
+	eventLen = utf16Len(b[evStart:])
 	if it.ReplayTruncated {
 		b = append(b, `,"replay_truncated":true`...)
 	}
@@ -125,15 +128,15 @@ func appendEventItem(b []byte, it *EventItem) (out []byte, eventLen int, data []
 }
 
 // PrepareStatus encodes a status item for the status batcher, its error
-// cut to MaxStatusErrorBytes.
+// cut to MaxStatusErrorChars.
 func PrepareStatus(s Snapshot) (Encoded[Snapshot], error) {
 	// Status items are rare (transitions only): encoding/json is fine.
-	s.Error = cut(s.Error, MaxStatusErrorBytes)
+	s.Error = cut(s.Error, MaxStatusErrorChars)
 	b, err := encode(s)
 	if err != nil {
 		return Encoded[Snapshot]{}, err
 	}
-	return Encoded[Snapshot]{Item: s, JSON: b}, nil
+	return Encoded[Snapshot]{Item: s, JSON: b, Size: utf16Len(b)}, nil
 }
 
 // EventsDetails is an events wakeup's structured form (HostMessage.Details);

@@ -2,22 +2,69 @@ package eventstream
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// eventOfSize returns an event whose JSON encoding is exactly size bytes,
-// its data a string of fill characters (padded with ASCII to the size).
+// The reference's example (issue 14): 256 events of 60 "é" each are
+// 59,688 characters in all but 75,048 bytes; counted in characters they
+// all fit one batch (counted in bytes, 38 were dropped).
+func TestBatchCountsCharactersNotBytes(t *testing.T) {
+	b := NewEventBatcher(BatchLimits{})
+	var arm []Effect
+	chars, bytes := 0, 0
+	for i := range 256 {
+		it := &EventItem{SubscriptionID: "sub-0123456789abcdef", Server: "demo",
+			Event: Event{EventID: fmt.Sprintf("e%03d", i), Name: "fs.changed", Timestamp: "2026-12-03T17:00:00Z",
+				Data: json.RawMessage(`"` + strings.Repeat("é", 60) + `"`)}}
+		e, err := PrepareEvent(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chars, bytes = chars+e.Size, bytes+len(e.JSON)
+		if eff := b.Add(e); i == 0 {
+			arm = eff
+		}
+	}
+	if chars > DefaultBatchChars || bytes <= DefaultBatchChars {
+		t.Fatalf("the example is %d characters and %d bytes; it must fit in characters and not in bytes", chars, bytes)
+	}
+	if _, n := flush(t, b, arm); n != 256 {
+		t.Fatalf("%d of 256 delivered", n)
+	}
+	if st := b.Stats(); st.Dropped != 0 {
+		t.Fatalf("dropped %d", st.Dropped)
+	}
+}
+
+func TestUTF16Len(t *testing.T) {
+	for _, s := range []string{"", "abc", "é", "naïve café", "日本語", "😀", "a😀b", "𝄞 music", "mixed é 日 😀 \u2028"} {
+		if got, want := utf16Len([]byte(s)), jsLen([]byte(s)); got != want {
+			t.Errorf("utf16Len(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// jsLen is the length of b as a JavaScript string (JSON.stringify(x).length
+// in the reference): UTF-16 code units, counted here independently of the
+// package's utf16Len.
+func jsLen(b []byte) int { return len(utf16.Encode([]rune(string(b)))) }
+
+// eventOfSize returns an event whose JSON encoding is exactly size
+// characters (UTF-16 code units), its data a string of fill characters
+// (padded with ASCII to the size).
 func eventOfSize(t *testing.T, size int, fill string) Event {
 	t.Helper()
 	ev := Event{EventID: "e1", Name: "n", Timestamp: "t", Data: json.RawMessage(`""`)}
 	base, _ := encode(ev)
 	unit, _ := encode(fill)
-	need, per := size-len(base), len(unit)-2
+	need, per := size-jsLen(base), jsLen(unit)-2
 	ev.Data, _ = encode(strings.Repeat(fill, need/per) + strings.Repeat("x", need%per))
-	if got, _ := encode(ev); len(got) != size {
-		t.Fatalf("event of %d bytes, want %d", len(got), size)
+	if got, _ := encode(ev); jsLen(got) != size {
+		t.Fatalf("event of %d characters, want %d", jsLen(got), size)
 	}
 	return ev
 }
@@ -29,9 +76,14 @@ func TestPrepareEventShortensLongEvents(t *testing.T) {
 		fill  string
 		short bool
 	}{
-		{"24,000 bytes stay whole", MaxEventBytes, "a", false},
-		{"24,001 bytes are shortened", MaxEventBytes + 1, "a", true},
+		{"24,000 characters stay whole", MaxEventChars, "a", false},
+		{"24,001 characters are shortened", MaxEventChars + 1, "a", true},
 		{"a megabyte", 1 << 20, "a", true},
+		{"24,000 accented characters (more bytes) stay whole", MaxEventChars, "é", false},
+		{"24,000 CJK characters (72,000 bytes) stay whole", MaxEventChars, "日本", false},
+		{"24,001 CJK characters are shortened", MaxEventChars + 1, "日本", true},
+		{"an emoji counts 2: 12,000 of them stay whole", MaxEventChars, "😀", false},
+		{"emoji are shortened past 24,000 and never split", MaxEventChars + 1, "😀", true},
 		{"multi-byte characters are not split", 50_000, "日本", true},
 		{"quotes double in the preview and still fit a batch", 100_000, `"`, true},
 	}
@@ -41,6 +93,9 @@ func TestPrepareEventShortensLongEvents(t *testing.T) {
 		e, err := PrepareEvent(it)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if e.Size != jsLen(e.JSON) {
+			t.Errorf("%s: size %d, the JSON is %d characters", tt.name, e.Size, jsLen(e.JSON))
 		}
 		if !tt.short {
 			if e.Item != it || !strings.Contains(string(e.JSON), string(ev.Data)) {
@@ -58,12 +113,12 @@ func TestPrepareEventShortensLongEvents(t *testing.T) {
 		if !p.Truncated || p.OriginalCharacters != tt.size {
 			t.Errorf("%s: truncated %v original %d", tt.name, p.Truncated, p.OriginalCharacters)
 		}
-		if len(p.Preview) > PreviewBytes || len(p.Preview) < PreviewBytes-3 || !utf8.ValidString(p.Preview) ||
+		if n := jsLen([]byte(p.Preview)); n > PreviewChars || n < PreviewChars-1 || !utf8.ValidString(p.Preview) ||
 			!strings.HasPrefix(string(ev.Data), p.Preview) {
-			t.Errorf("%s: preview of %d bytes", tt.name, len(p.Preview))
+			t.Errorf("%s: preview of %d characters", tt.name, n)
 		}
-		if len(e.JSON) > DefaultBatchBytes {
-			t.Errorf("%s: the shortened item is %d bytes, more than a batch", tt.name, len(e.JSON))
+		if jsLen(e.JSON) > DefaultBatchChars || e.Size != jsLen(e.JSON) {
+			t.Errorf("%s: the shortened item is %d characters (size %d), more than a batch", tt.name, jsLen(e.JSON), e.Size)
 		}
 		var back EventItem
 		if err := json.Unmarshal(e.JSON, &back); err != nil || back.Event.EventID != "e1" {
@@ -92,9 +147,12 @@ func TestCut(t *testing.T) {
 	}{
 		{"abc", 5, "abc"},
 		{"abc", 2, "ab"},
-		{"aé", 2, "a"},
-		{"aé", 3, "aé"},
-		{"日", 2, ""},
+		{"aé", 1, "a"},
+		{"aé", 2, "aé"},
+		{"日本", 1, "日"},
+		{"日本語", 2, "日本"},
+		{"a😀", 2, "a"}, // a surrogate pair is never split
+		{"a😀", 3, "a😀"},
 		{"", 0, ""},
 	}
 	for _, tt := range tests {

@@ -105,6 +105,13 @@ func (s *Stream) Cancel() []StreamEffect {
 // Outcome ends the stream with its request's final outcome.
 func (s *Stream) Outcome(o Outcome) []StreamEffect { return s.finish(EndOf(o), false) }
 
+// Crashed ends the stream because the actor running it (or its session's)
+// crashed and the crash policy ended it: an error with why, and its
+// request is cancelled.
+func (s *Stream) Crashed(why string) []StreamEffect {
+	return s.finish(messages.End{Reason: messages.EndError, Error: why}, true)
+}
+
 // Lost ends an observer (or a stream whose outcome will not come) because
 // its connection ended.
 func (s *Stream) Lost(why string) []StreamEffect {

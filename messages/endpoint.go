@@ -86,6 +86,9 @@ type Endpoint struct {
 	ProtocolVersion string
 	// Debug keeps the server's stderr visible in diagnostics.
 	Debug bool
+	// LogLevel, when set, is sent with logging/setLevel after the
+	// handshake when the server offers logging.
+	LogLevel string
 }
 
 // Kind returns the transport the endpoint asks for (0 when none of Command,

@@ -126,6 +126,13 @@ type Error struct {
 	RPCData json.RawMessage
 	// RetryAfter is how long a KindServerBackoff caller should wait.
 	RetryAfter time.Duration
+	// ServerStderr holds the last lines a stdio server wrote to its stderr
+	// before the failure (at most 10 lines of at most 300 bytes, with every
+	// configured secret and every environment value given to the server
+	// masked). It is for the person and the host, never for the model:
+	// Error() and Message leave it out, and model-facing text never
+	// includes it (a server's stderr can hold credentials).
+	ServerStderr []string
 }
 
 // Error renders the single-line message: `server "x": message`.

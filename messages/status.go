@@ -66,6 +66,11 @@ type ServerStatus struct {
 	FailedAt time.Time
 	// LastError is the last connect or connection error (nil if none).
 	LastError *Error
+	// CatalogError is why the current connection's tools listing failed
+	// (a catalog limit, the catalog deadline, a cursor loop, an error
+	// answer), nil if it did not: the server is connected but degraded,
+	// and calls to its tools get this error.
+	CatalogError *Error
 	// Instructions is the server's usage guidance from the last handshake.
 	Instructions string
 	// Restarts counts actor restarts after crashes.

@@ -2,6 +2,8 @@ package simtests
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -61,6 +63,13 @@ type evState struct {
 	peak      map[string]int             // subKey -> most subscriptions of it held at once in that streak
 	lastPort  map[string]time.Duration   // server -> when the port last delivered something of it
 	lastHost  time.Duration              // when the host last subscribed or unsubscribed
+	// The retry budget's lower bound: per subKey, the opens since the
+	// last valid event or heartbeat (or since the subscribe, -1 then) and
+	// when that was; per server, when a connect last failed or a request
+	// was not sent (an attempt then costs no open).
+	sinceAlive map[string]int
+	aliveAt    map[string]time.Duration
+	shaky      map[string]time.Duration
 	dropped   int                        // dropped_events, summed
 	droppedSt int                        // dropped_statuses, summed
 }
@@ -69,7 +78,8 @@ func (c *checker) ev() *evState {
 	if c.evs == nil {
 		c.evs = &evState{emitted: map[string]int{}, excused: map[string]map[int]bool{}, phantom: map[string]map[int]bool{}, delivered: map[string]map[string]bool{},
 			statuses: map[string]int{}, lastState: map[string]string{}, opens: map[string]int{}, notices: map[string]int{},
-			streak: map[string]int{}, peak: map[string]int{}, lastPort: map[string]time.Duration{}}
+			streak: map[string]int{}, peak: map[string]int{}, lastPort: map[string]time.Duration{},
+			sinceAlive: map[string]int{}, aliveAt: map[string]time.Duration{}, shaky: map[string]time.Duration{}}
 	}
 	return c.evs
 }
@@ -108,6 +118,31 @@ func (c *checker) evErrorSent(server, name string) { c.ev().notices[evKey(server
 func (c *checker) evAlive(server, name, args string) {
 	k := subKey(server, name, args)
 	c.ev().streak[k], c.ev().peak[k] = 0, 0
+	c.ev().sinceAlive[k], c.ev().aliveAt[k] = 0, c.w.Now()
+}
+
+// evShaky is a connect of server that failed (or was cancelled, or whose
+// process exited at once) or a request to it that was not sent: a
+// subscription's attempt may then cost no events/stream at the server.
+func (c *checker) evShaky(server string) { c.ev().shaky[server] = c.w.Now() + 1 }
+
+// evExhausted checks the lower bound of the retry budget when a status
+// wakeup says a subscription's reconnect attempts are exhausted: a valid
+// event or heartbeat restored the whole budget, so the server received an
+// events/stream for each of the five retries since the last one (or six
+// since the subscribe), unless a connect failed or a request was not sent
+// meanwhile (an attempt that reached no server).
+func (c *checker) evExhausted(s eventstream.Snapshot) {
+	e := c.ev()
+	k := subKey(s.Server, s.Name, string(s.Arguments))
+	at, ok := e.aliveAt[k]
+	if !ok || e.shaky[s.Server] >= at {
+		return
+	}
+	if n := e.sinceAlive[k]; n < 5 {
+		c.w.violate("subscription %s (%s) exhausted its reconnect attempts after %d events/stream since its last valid event or heartbeat (at %s): a sign of life restores all five retries",
+			s.ID, k, n, at)
+	}
 }
 
 // evSubscribing is a subscribe starting: the opens before it (of a
@@ -117,6 +152,11 @@ func (c *checker) evSubscribing(server, name, args string) {
 	c.ev().lastHost = c.w.Now()
 	k := subKey(server, name, args)
 	c.ev().streak[k], c.ev().peak[k] = 0, 0
+	if _, live := c.ev().aliveAt[k]; !live || c.ev().sinceAlive[k] >= 5 {
+		// A new subscription: its first open and five retries. (A
+		// subscribe that reuses a live one changes nothing.)
+		c.ev().sinceAlive[k], c.ev().aliveAt[k] = -1, c.w.Now()
+	}
 }
 
 // subscriptionsOf counts the subscriptions the host holds or is
@@ -144,6 +184,7 @@ func (c *checker) evOpen(server, name, args string) {
 	e.opens[evKey(server, name)]++
 	k := subKey(server, name, args)
 	e.streak[k]++
+	e.sinceAlive[k]++
 	// A subscription that failed before its acknowledgement is no longer
 	// held, but its opens stay in the streak: the allowance is for the
 	// most subscriptions held at once since the streak began.
@@ -210,6 +251,9 @@ func (c *checker) evStatus(d eventstream.StatusDetails) {
 	for _, s := range d.Subscriptions {
 		e.statuses[s.ID]++
 		e.lastState[s.ID] = string(s.Status)
+		if s.Status == eventstream.StateFailed && strings.Contains(s.Error, "exhausted") {
+			c.evExhausted(s)
+		}
 		k := evKey(s.Server, s.Name)
 		if limit := 2*e.opens[k] + e.notices[k] + 2; e.statuses[s.ID] > limit {
 			c.w.violate("subscription %s woke the host with %d status items; its episodes allow at most %d (%d opens, %d gaps and errors)",
@@ -256,6 +300,7 @@ func (c *checker) evAccount(subs []eventstream.Snapshot) {
 			}
 		}
 	}
+	c.evHeld(subs)
 	if missing > e.dropped {
 		c.w.violate("%d event(s) emitted after subscribing were neither delivered nor counted in dropped_events (%d counted) [%s]",
 			missing, e.dropped, strings.Join(where, " "))
@@ -295,6 +340,38 @@ func (c *checker) evWakeKeys(text string) {
 		for k := range ev {
 			if !eventKeys[k] {
 				c.w.violate("an events wakeup's event carries %q", k)
+			}
+		}
+	}
+}
+
+// evHeld checks, at a checkpoint, that every events stream a settled
+// server still holds belongs to a live subscription: a stream that ended
+// for the runtime (terminated, ended, failed, unsubscribed, replaced by a
+// reopen) was cancelled at the server. Each live subscription has at most
+// one stream open.
+func (c *checker) evHeld(subs []eventstream.Snapshot) {
+	live := map[string]int{}
+	for _, s := range subs {
+		if s.Status.Live() {
+			live[subKey(s.Server, s.Name, string(s.Arguments))]++
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.w.servers)) {
+		if !c.settled(name) {
+			continue
+		}
+		held := map[string]int{}
+		for _, conn := range c.w.servers[name].liveConns() {
+			for _, st := range conn.streams {
+				if st.ev == nil || conn.routes[st.subID] == nil {
+					continue
+				}
+				k := subKey(name, st.ev.name, st.ev.args)
+				if held[k]++; held[k] > live[k] {
+					c.w.violate("%s holds %d events/stream stream(s) of %s (the latest %s) for %d live subscription(s): a stream the runtime ended was not cancelled at the server",
+						name, held[k], k, st.subID, live[k])
+				}
 			}
 		}
 	}

@@ -74,6 +74,7 @@ func (l *link) resolve(p dialPlan) {
 	l.resolved = true
 	l.w.inv.dialEnded(l.server)
 	if p.fail != nil {
+		l.w.inv.evShaky(l.server)
 		l.push(delivery{msg: messages.DialResult{Server: l.server, Gen: l.gen, Err: p.fail}, line: "dial failed: " + describeErr(p.fail)})
 		return
 	}
@@ -84,6 +85,7 @@ func (l *link) resolve(p dialPlan) {
 		Capabilities: json.RawMessage(fmt.Sprintf(`{"experimental":{"sim":{"gen":%d}}}`, l.gen))}
 	l.push(delivery{msg: messages.DialResult{Server: l.srv.Name, Gen: l.gen, Conn: l.conn, Info: info}, line: "dial ok", ok: true})
 	if p.crash {
+		l.w.inv.evShaky(l.server)
 		l.conn.crash("the server exited during startup")
 	}
 }
@@ -93,6 +95,7 @@ func (l *link) resolve(p dialPlan) {
 func (l *link) Cancel() {
 	l.w.Tracef("%s > cancel dial", l.label)
 	l.w.inv.portUsed(l.label, "Dialing.Cancel")
+	l.w.inv.evShaky(l.server)
 	if l.resolved {
 		return
 	}
@@ -178,6 +181,7 @@ func (c *simConn) Send(op messages.Op) {
 	if c.state != connLive {
 		// The process is gone: not a byte of the request was written.
 		l.w.inv.notSent(l.srv.Name, op)
+		l.w.inv.evShaky(l.srv.Name)
 		l.push(delivery{msg: messages.OpResult{Server: l.srv.Name, Gen: l.gen, ID: op.ID, NotSent: true,
 			Err: messages.Errorf(messages.KindDisconnected, l.srv.Name, "connection closed")}, line: fmt.Sprintf("%d not sent", op.ID)})
 		return

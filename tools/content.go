@@ -44,7 +44,7 @@ type rendering struct {
 // and fewer than MaxImages went before; otherwise it is omitted with a
 // marker (and the full result is saved).
 func (r *rendering) image(kind, mime, data string) {
-	size := len(data) * 3 / 4
+	size := decodedLen(data)
 	switch {
 	case kind == "image" && supportedImage[mime] && size <= MaxImageBytes && len(r.images) < MaxImages:
 		r.images = append(r.images, Image{MimeType: mime, Data: data})
@@ -64,10 +64,18 @@ func (r *rendering) resource(b *resourceBody) {
 		r.image("image", b.MimeType, b.Blob)
 	case b.Blob != "":
 		r.omitted = true
-		r.parts = append(r.parts, fmt.Sprintf("[resource %s omitted from the preview: %s, %d bytes]", b.URI, orUnknown(b.MimeType), len(b.Blob)*3/4))
+		r.parts = append(r.parts, fmt.Sprintf("[resource %s omitted from the preview: %s, %d bytes]", b.URI, orUnknown(b.MimeType), decodedLen(b.Blob)))
 	default:
 		r.parts = append(r.parts, fmt.Sprintf("[resource: %s]", b.URI))
 	}
+}
+
+// decodedLen is the length of the bytes base64 data decodes to, from its
+// length and padding alone (len*3/4 would count the padding: a 4-byte
+// blob as 6).
+func decodedLen(data string) int {
+	n := len(strings.TrimRight(data, "="))
+	return n * 3 / 4
 }
 
 func orUnknown(s string) string {
@@ -157,10 +165,20 @@ func (m *MCP) renderResource(server, tool string, raw json.RawMessage) Result {
 
 // guard applies the output limits: text over the byte or line limit is cut
 // to a preview, the raw result goes into details only within the details
-// limit, and when anything was left out the full result is written to a
-// file named in the text.
+// limit, and when anything was left out (or cleaned) the full result is
+// written to a file named in the text.
 func (m *MCP) guard(res Result, text string, raw json.RawMessage, omitted bool) Result {
 	lim := m.limits
+	// Server text loses its terminal and bidi controls before the model
+	// (or a terminal) sees it; the original stays in the saved file.
+	if clean := catalog.CleanText(text); clean != text {
+		text, omitted = clean, true
+	}
+	if m.opts.Settings.OutputGuardOff {
+		// settings.outputGuard false: the whole text and the raw result.
+		res.Text, res.Details["result"] = text, raw
+		return res
+	}
 	preview, cut := cutText(text, lim.maxText, lim.maxLines)
 	if len(raw) <= lim.maxDetails {
 		res.Details["result"] = raw

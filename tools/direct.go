@@ -34,6 +34,11 @@ type Surface struct {
 	// Waiting names the servers with direct tools whose catalog is not
 	// known yet.
 	Waiting []string
+	// Changed names (server/tool) the direct tools whose tool has a new
+	// definition (fingerprint) since the previous Surface: the host must
+	// register the tools again; until then a call through the old
+	// registration is refused, never sent to the new definition.
+	Changed []string
 }
 
 // directSelection says which of a server's tools are direct.
@@ -133,6 +138,21 @@ func (m *MCP) Surface(reserved map[string]string) Surface {
 		out.Issues = append(out.Issues, fmt.Sprintf("direct tool %s/%s is not registered: %s", s.Server, s.Tool, s.Reason))
 	}
 	sort.Strings(out.Issues)
+	names := make(map[string]toolKey, len(named))
+	prints := make(map[toolKey]string, len(named))
+	before := m.directPrints.Load()
+	for _, c := range named {
+		k := toolKey{c.Server, c.Tool}
+		names[c.Name] = k
+		if e := byKey[c.Server+"\x00"+c.Tool]; e.Tool != nil {
+			prints[k] = e.Tool.Fingerprint
+			if before != nil && (*before)[k] != "" && (*before)[k] != prints[k] {
+				out.Changed = append(out.Changed, c.Server+"/"+c.Tool)
+			}
+		}
+	}
+	m.directNames.Store(&names)
+	m.directPrints.Store(&prints)
 	for _, c := range named {
 		key := c.Server + "\x00" + c.Tool
 		out.Direct = append(out.Direct, m.directTool(c, byKey[key], schemas[key]))
@@ -144,7 +164,8 @@ var emptyObject = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // directTool makes one direct tool. Its Execute finds the tool in the
 // catalog as it is when the call begins (so the output schema is that
-// moment's), and calls it exactly as the proxy would.
+// moment's), and calls it exactly as the proxy would, unless the tool's
+// definition changed since registration (then the call is refused).
 func (m *MCP) directTool(c catalog.Candidate, e *entry, schema json.RawMessage) Tool {
 	desc := strings.TrimSpace(e.Description())
 	if desc == "" {
@@ -152,6 +173,10 @@ func (m *MCP) directTool(c catalog.Candidate, e *entry, schema json.RawMessage) 
 	}
 	desc += fmt.Sprintf(" (MCP server %s)", c.Server)
 	server, tool := c.Server, c.Tool
+	fingerprint := ""
+	if e.Tool != nil {
+		fingerprint = e.Tool.Fingerprint
+	}
 	return Tool{Name: c.Name, Description: desc, InputSchema: schema, Execute: func(ctx context.Context, raw json.RawMessage) Result {
 		args, aerr := decodeToolArgs(raw)
 		if aerr != nil {
@@ -160,8 +185,16 @@ func (m *MCP) directTool(c catalog.Candidate, e *entry, schema json.RawMessage) 
 		v := m.view()
 		for _, i := range v.byServer[server] {
 			if cur := &v.entries[i]; cur.Name == tool {
+				if cur.Tool != nil && cur.Tool.Fingerprint != fingerprint {
+					return failure(messages.Errorf(messages.KindToolNotFound, server,
+						"the tool %s changed (a new definition) since this direct tool was registered; read it with {\"describe\": %s} and call it through mcp, until the host registers the tools again",
+						quote(tool), quote(m.uniqueName(v, cur))))
+				}
 				return m.invoke(ctx, cur, args)
 			}
+		}
+		if err := v.snap.Server(server).Err; err != nil {
+			return failure(err) // the server's tools listing failed
 		}
 		return failure(messages.Errorf(messages.KindToolNotFound, server, "tool %s is no longer offered by the server", quote(tool)))
 	}}

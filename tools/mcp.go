@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcprt/mcprt/actors"
@@ -64,6 +66,10 @@ type Options struct {
 	Settings config.Settings
 	// HostTools are the host's own tool names: never shadowed.
 	HostTools []string
+	// Skipped are the configured servers that were dropped (an invalid
+	// entry, over a limit), with a safe one-line reason each: the model
+	// sees them in status and when it names one.
+	Skipped []SkippedServer
 	// DirectEnv is the value of MCPRT_DIRECT_TOOLS ("" when unset):
 	// "srv,srv/tool" selects direct tools instead of the configuration,
 	// "__none__" disables them.
@@ -71,12 +77,37 @@ type Options struct {
 	// ResultDir is where full results cut by the output guard are saved
 	// ("": DefaultResultDir()); ResultsMaxBytes and ResultsMaxAge cap the
 	// directory (0: DefaultResultsMaxBytes, DefaultResultsMaxAge).
-	ResultDir       string
+	ResultDir string
+	// URLConsent asks the user to open the URL of a server's -32042 error
+	// (nil: the model is told the host cannot show it).
+	URLConsent URLConsent
+	// ProgressTokens makes every tools/call carry a progress token, for a
+	// host that shows progress.
+	ProgressTokens  bool
 	ResultsMaxBytes int64
 	ResultsMaxAge   time.Duration
 	// Auth runs the auth-start and auth-complete actions (mcp_auth.go);
 	// nil refuses them.
 	Auth AuthActions
+}
+
+// SkippedServer is a configured server that was dropped, and why.
+type SkippedServer struct {
+	// Name is the entry's name ("#N", its position, when the name itself
+	// is unusable).
+	Name string `json:"name"`
+	// Reason is one line, safe to show (no secret, no server content).
+	Reason string `json:"reason"`
+}
+
+// skipped returns the skipped server named name, if any.
+func (m *MCP) skipped(name string) (SkippedServer, bool) {
+	for _, s := range m.opts.Skipped {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return SkippedServer{}, false
 }
 
 // MCP is the `mcp` proxy tool (and the owner of the direct tools, which
@@ -89,8 +120,21 @@ type MCP struct {
 	views   views
 	outputs catalog.OutputSchemas
 	limits  outputLimits
-	results *resultStore
+	// progressSeq numbers the progress tokens of calls.
+	progressSeq atomic.Uint64
+	results     *resultStore
+	// directNames maps the names the last Surface registered direct tools
+	// under to their tools, so the proxy resolves them too.
+	directNames atomic.Pointer[map[string]toolKey]
+	// directPrints are the fingerprints of the tools behind the last
+	// Surface's direct tools.
+	directPrints atomic.Pointer[map[toolKey]string]
+	// tried holds the servers whose listing was tried to judge a name.
+	tried sync.Map
 }
+
+// toolKey names one server's tool.
+type toolKey struct{ server, tool string }
 
 // NewMCP builds the proxy tool over a running actor system.
 func NewMCP(sys *actors.System, opts Options) *MCP {
@@ -114,7 +158,7 @@ func (m *MCP) description() string {
 	b.WriteString("{\"tool\": \"name\", \"args\": {...}} call a tool; {\"connect\": \"s\"} (re)connect a server; ")
 	b.WriteString("{\"instructions\": \"s\"} a server's usage guidance.")
 	v := m.view()
-	if len(m.cfg.order) == 0 {
+	if len(m.cfg.order) == 0 && len(m.opts.Skipped) == 0 {
 		return b.String()
 	}
 	b.WriteString("\nServers:")
@@ -132,6 +176,9 @@ func (m *MCP) description() string {
 		if instr := v.snap.Server(name).Instructions; instr != "" && !sc.Disabled {
 			fmt.Fprintf(&b, ": %s", clip(oneLine(instr), instructionsHead))
 		}
+	}
+	for _, s := range m.opts.Skipped {
+		fmt.Fprintf(&b, "\n- %s (skipped: %s)", s.Name, s.Reason)
 	}
 	return b.String()
 }
@@ -262,6 +309,10 @@ func failure(err *messages.Error) Result {
 	}
 	if err.RPCCode != 0 {
 		details["rpcCode"] = err.RPCCode
+	}
+	if len(err.ServerStderr) > 0 {
+		// For the host and the person only: the model reads Text.
+		details["serverStderr"] = err.ServerStderr
 	}
 	return Result{Text: "Error: " + err.Error(), Details: details, IsError: true}
 }

@@ -38,12 +38,24 @@ func (m *MCP) catalogOf(server string) *actors.ServerCatalog {
 	return snap.Server(server)
 }
 
+// notConfigured is server_not_found for a name that is not a usable
+// server: skipped (and why), or unknown (and which servers there are).
+func (m *MCP) notConfigured(server string) *messages.Error {
+	if sk, skipped := m.skipped(server); skipped {
+		return messages.Errorf(messages.KindServerNotFound, "", "server %s is configured but was skipped: %s", quote(server), sk.Reason)
+	}
+	if len(m.cfg.order) == 0 {
+		return messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured (no valid servers remain)", quote(server))
+	}
+	return messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured (servers: %s)", quote(server), strings.Join(m.cfg.order, ", "))
+}
+
 // configured refuses a server that is not configured or is disabled.
 func (m *MCP) configured(server string) *messages.Error {
 	sc, ok := m.cfg.byName[server]
 	switch {
 	case !ok:
-		return messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured (servers: %s)", quote(server), strings.Join(m.cfg.order, ", "))
+		return m.notConfigured(server)
 	case sc.Disabled:
 		return messages.Errorf(messages.KindServerDisabled, server, "server is disabled in the configuration")
 	}
@@ -83,7 +95,7 @@ func (m *MCP) list(ctx context.Context, server string) Result {
 	tools := make([]map[string]any, 0, len(idx))
 	for _, i := range idx {
 		e := &v.entries[i]
-		lines = append(lines, "- "+e.Name+shortDescription(e.Description(), listDescription))
+		lines = append(lines, "- "+e.Name+unsupportedMark(e)+shortDescription(e.Description(), listDescription))
 		tools = append(tools, map[string]any{"name": e.Name, "description": e.Description()})
 	}
 	details := map[string]any{"server": server, "tools": tools, "count": len(idx), "cached": !connected}
@@ -104,6 +116,19 @@ func (m *MCP) list(ctx context.Context, server string) Result {
 	for _, n := range c.Notes {
 		lines = append(lines, "Note: "+n)
 	}
+	var refused []string
+	for _, r := range c.Rejections {
+		if r.Code == catalog.CodeInvalidName || r.Code == catalog.CodeDuplicateName || r.Code == catalog.CodeMalformed {
+			refused = append(refused, describeRejection(r))
+		}
+	}
+	if len(refused) > 0 {
+		details["refused"] = refused
+		if len(refused) > catalog.MaxRejections {
+			refused = append(refused[:catalog.MaxRejections], fmt.Sprintf("and %d more", len(refused)-catalog.MaxRejections))
+		}
+		lines = append(lines, "Not offered (the server's metadata breaks the catalog's rules):\n- "+strings.Join(refused, "\n- "))
+	}
 	if c.Instructions != "" {
 		preview := clip(oneLine(c.Instructions), instructionsPreview)
 		lines = append(lines, "Instructions: "+preview)
@@ -112,6 +137,15 @@ func (m *MCP) list(ctx context.Context, server string) Result {
 		}
 	}
 	return Result{Text: strings.Join(lines, "\n"), Details: details}
+}
+
+// unsupportedMark marks a tool whose input schema a model provider would
+// refuse: callable through mcp, never a direct tool.
+func unsupportedMark(e *entry) string {
+	if e.Tool == nil || e.Tool.Unsupported == nil {
+		return ""
+	}
+	return " [unsupported input schema: " + e.Tool.Unsupported.Code + "; call it through mcp]"
 }
 
 // promptSignature renders name(required, optional?).
@@ -161,7 +195,7 @@ func (m *MCP) connect(ctx context.Context, server string) Result {
 // instructions is the instructions mode: a server's full usage guidance.
 func (m *MCP) instructions(server string) Result {
 	if _, ok := m.cfg.byName[server]; !ok {
-		return failure(messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured", quote(server)))
+		return failure(m.notConfigured(server))
 	}
 	c := m.catalogOf(server)
 	text := c.Instructions

@@ -23,7 +23,7 @@ func (m *MCP) search(ctx context.Context, a mcpArgs) Result {
 	q := strings.TrimSpace(*a.Search)
 	if a.Server != "" {
 		if _, ok := m.cfg.byName[a.Server]; !ok {
-			return failure(messages.Errorf(messages.KindServerNotFound, "", "no server named %s is configured", quote(a.Server)))
+			return failure(m.notConfigured(a.Server))
 		}
 	}
 	if q == "" {
@@ -63,8 +63,15 @@ func (m *MCP) search(ctx context.Context, a mcpArgs) Result {
 		total = len(hits)
 	}
 	page := hits[min(offset, len(hits)):min(offset+limit, len(hits))]
+	host := ""
+	if a.Server == "" && offset == 0 {
+		host = m.hostMatches(q, a.Regex)
+	}
 	if total == 0 {
-		text := fmt.Sprintf("No tools match %s.", quote(q))
+		text := host + fmt.Sprintf("No MCP tools match %s.", quote(q))
+		if host == "" {
+			text = fmt.Sprintf("No tools match %s.", quote(q))
+		}
 		if unknown := m.unlisted(v, a.Server); len(unknown) > 0 {
 			text += " Not listed yet (connect them to search their tools): " + strings.Join(unknown, ", ") + "."
 		}
@@ -75,14 +82,19 @@ func (m *MCP) search(ctx context.Context, a mcpArgs) Result {
 	matches := make([]map[string]any, 0, len(page))
 	for _, h := range page {
 		e := &v.entries[h.Doc]
-		lines = append(lines, fmt.Sprintf("- %s (%s)%s", m.callName(v, e), e.Server, shortDescription(e.Description(), searchDescription)))
+		lines = append(lines, fmt.Sprintf("- %s (%s)%s%s", m.callName(v, e), e.Server, unsupportedMark(e), shortDescription(e.Description(), searchDescription)))
 		if schemas && e.Tool != nil {
 			if p := renderParameters(e.Tool.InputSchema, "    "); p != "" {
 				lines = append(lines, "  Parameters:\n"+p)
 			}
 		}
-		matches = append(matches, map[string]any{"server": e.Server, "tool": e.Name, "score": h.Score})
+		match := map[string]any{"server": e.Server, "tool": e.Name, "score": h.Score}
+		if e.Tool != nil && e.Tool.Unsupported != nil {
+			match["unsupported"] = e.Tool.Unsupported.Code
+		}
+		matches = append(matches, match)
 	}
+	lines[0] = host + lines[0]
 	details := map[string]any{"matches": matches, "count": total, "hasMore": offset+len(page) < total, "query": q}
 	if offset+len(page) < total {
 		next := offset + len(page)
@@ -90,6 +102,36 @@ func (m *MCP) search(ctx context.Context, a mcpArgs) Result {
 		details["nextOffset"] = next
 	}
 	return Result{Text: strings.Join(lines, "\n"), Details: details}
+}
+
+// hostMatches lists the host's own tools whose names match the query (a
+// word of it, or the regular expression), marked as the host's, or "".
+func (m *MCP) hostMatches(q string, regex bool) string {
+	var re *regexp.Regexp
+	if regex {
+		re, _ = regexp.Compile(q)
+	}
+	var found []string
+	for _, h := range m.opts.HostTools {
+		ch := canonName(h)
+		hit := false
+		if re != nil {
+			hit = re.MatchString(h)
+		} else {
+			for _, w := range strings.Fields(q) {
+				if cw := canonName(w); cw != "" && (strings.Contains(ch, cw) || ch == canonName(q)) {
+					hit = true
+				}
+			}
+		}
+		if hit {
+			found = append(found, "- "+h+" [host tool]")
+		}
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	return "The host's own tools (call them directly, not through mcp):\n" + strings.Join(found, "\n") + "\n"
 }
 
 // unlisted names the enabled servers (of one, when server is set) whose
@@ -107,16 +149,13 @@ func (m *MCP) unlisted(v *view, server string) []string {
 // callName is the name to call an entry by through the proxy: its own
 // name when that is unambiguous, else server_name.
 func (m *MCP) callName(v *view, e *entry) string {
-	if len(v.byName[e.Name]) == 1 {
-		return e.Name
-	}
-	return e.Server + "_" + e.Name
+	return m.uniqueName(v, e)
 }
 
 // describe is the describe mode: one tool's description and parameters,
 // from the catalog (cache included), never connecting anything.
 func (m *MCP) describe(name string) Result {
-	e, err, ok := m.match(context.Background(), name, false)
+	e, err, ok := m.match(name)
 	if ok && err != nil {
 		return failure(err)
 	}
@@ -163,7 +202,7 @@ func (m *MCP) describe(name string) Result {
 // contain it or that it contains first, then the smallest edit distances.
 func (m *MCP) suggest(name string, n int) []string {
 	v := m.view()
-	norm := normalize(name)
+	norm := canonName(name)
 	type cand struct {
 		name string
 		dist int
@@ -177,7 +216,7 @@ func (m *MCP) suggest(name string, n int) []string {
 			continue
 		}
 		seen[cn] = true
-		en := normalize(e.Name)
+		en := canonName(e.Name)
 		d := editDistance(norm, en)
 		if strings.Contains(en, norm) || strings.Contains(norm, en) {
 			d = 0

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -20,14 +21,17 @@ type StatusSnapshot struct {
 	TotalResources int            `json:"totalResources"`
 	ConnectedCount int            `json:"connectedCount"`
 	DisabledCount  int            `json:"disabledCount"`
+	// Skipped are the configured servers that were dropped, with why.
+	Skipped []SkippedServer `json:"skipped,omitempty"`
 }
 
 // ServerStatus is one server in a StatusSnapshot.
 type ServerStatus struct {
 	Name string `json:"name"`
-	// Status is connected, connecting, cached (not connected, metadata from
-	// the cache or an earlier connection), failed, needs-auth,
-	// not-connected or disabled.
+	// Status is connected, degraded (connected, but its tools listing
+	// failed: LastError says why), connecting, cached (not connected,
+	// metadata from the cache or an earlier connection), failed,
+	// needs-auth, not-connected or disabled.
 	Status string `json:"status"`
 	// ToolCount is the number of tools the server exposes (after
 	// includeTools/excludeTools, resource tools included); 0 when unknown.
@@ -38,8 +42,16 @@ type ServerStatus struct {
 	// only while that failure is remembered.
 	FailedAgoSeconds *int `json:"failedAgoSeconds,omitempty"`
 	Disabled         bool `json:"disabled"`
-	// LastError is the sanitized reason of a failure (failed, needs-auth).
+	// LastError is the sanitized reason of a failure (failed, needs-auth,
+	// degraded).
 	LastError string `json:"lastError,omitempty"`
+	// UnsupportedTools counts the tools of the server's listing that are
+	// refused (invalid or duplicate name) or unsupported (an input schema a
+	// provider would refuse); Rejections names at most five of them and
+	// OmittedRejections counts the rest (seed 003).
+	UnsupportedTools  int                     `json:"unsupportedTools,omitempty"`
+	Rejections        []catalog.ToolRejection `json:"rejections,omitempty"`
+	OmittedRejections int                     `json:"omittedRejections,omitempty"`
 }
 
 // failureShown is how long a failed connect shows as failed: the lifecycle's
@@ -52,18 +64,27 @@ func (m *MCP) Snapshot() StatusSnapshot {
 	statuses := m.src.Statuses()
 	now := m.src.Clock().Now()
 	v := m.view()
-	out := StatusSnapshot{Version: 1, Servers: make([]ServerStatus, 0, len(statuses))}
+	out := StatusSnapshot{Version: 1, Servers: make([]ServerStatus, 0, len(statuses)), Skipped: m.opts.Skipped}
 	for _, s := range statuses {
 		count, known := v.count(s.Name)
 		row := ServerStatus{Name: s.Name, ToolCount: count}
 		if known {
-			n := len(v.snap.Server(s.Name).Resources)
+			c := v.snap.Server(s.Name)
+			n := len(c.Resources)
 			row.ResourceCount = &n
+			row.UnsupportedTools = len(c.Rejections)
+			row.Rejections = c.Rejections[:min(len(c.Rejections), catalog.MaxRejections)]
+			row.OmittedRejections = len(c.Rejections) - len(row.Rejections)
 		}
 		switch {
 		case s.State == messages.StateDisabled:
 			row.Status, row.Disabled, row.ToolCount, row.ResourceCount = "disabled", true, 0, nil
+			row.UnsupportedTools, row.Rejections, row.OmittedRejections = 0, nil, 0
 			out.DisabledCount++
+		case s.State == messages.StateConnected && s.CatalogError != nil:
+			// Connected, but its tools could not be listed: not counted
+			// as connected, and the reason is shown.
+			row.Status, row.LastError = "degraded", s.CatalogError.Message
 		case s.State == messages.StateConnected:
 			row.Status = "connected"
 			out.ConnectedCount++
@@ -101,6 +122,8 @@ func statusRow(s ServerStatus) string {
 	switch s.Status {
 	case "connected":
 		return fmt.Sprintf("✓ %s (%d tools)", s.Name, s.ToolCount)
+	case "degraded":
+		return fmt.Sprintf("⚠ %s (degraded: tools listing failed: %s)", s.Name, oneLine(s.LastError))
 	case "connecting":
 		return fmt.Sprintf("… %s (connecting)", s.Name)
 	case "cached":
@@ -118,12 +141,53 @@ func statusRow(s ServerStatus) string {
 	return fmt.Sprintf("○ %s (not connected)", s.Name)
 }
 
+// skippedRows renders the skipped servers as status rows.
+func skippedRows(skipped []SkippedServer) []string {
+	var out []string
+	for _, s := range skipped {
+		out = append(out, fmt.Sprintf("⊘ %s (skipped: %s)", s.Name, s.Reason))
+	}
+	return out
+}
+
+// rejectionLines names a server's refused and unsupported tools under its
+// status row.
+func rejectionLines(s ServerStatus) []string {
+	if s.UnsupportedTools == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("  %d %s of %s not offered or unsupported:", s.UnsupportedTools, plural(s.UnsupportedTools, "tool"), s.Name)}
+	for _, r := range s.Rejections {
+		out = append(out, "  - "+describeRejection(r))
+	}
+	if s.OmittedRejections > 0 {
+		out = append(out, fmt.Sprintf("  - and %d more", s.OmittedRejections))
+	}
+	return out
+}
+
+// describeRejection renders one rejection: the tool's position, its name
+// when valid, the code and the reason.
+func describeRejection(r catalog.ToolRejection) string {
+	who := fmt.Sprintf("tool %d", r.Index)
+	if r.Name != "" {
+		who += " " + quote(r.Name)
+	}
+	return who + " (" + r.Code + "): " + r.Message
+}
+
 // status is the status mode: one line per server, read without
 // connecting anything.
 func (m *MCP) status() Result {
 	snap := m.Snapshot()
 	if len(snap.Servers) == 0 {
-		return Result{Text: "MCP: no servers configured", Details: map[string]any{"servers": []ServerStatus{}, "totalTools": 0, "connectedCount": 0, "disabledCount": 0}}
+		text := "MCP: no servers configured"
+		if len(snap.Skipped) > 0 {
+			text = fmt.Sprintf("MCP: no valid servers remain (%d configured %s skipped)", len(snap.Skipped), plural(len(snap.Skipped), "server was"))
+			text = strings.Replace(text, "servers was", "servers were", 1)
+			text += "\n" + strings.Join(skippedRows(snap.Skipped), "\n")
+		}
+		return Result{Text: text, Details: map[string]any{"servers": []ServerStatus{}, "totalTools": 0, "connectedCount": 0, "disabledCount": 0, "skipped": snap.Skipped}}
 	}
 	enabled := len(snap.Servers) - snap.DisabledCount
 	head := fmt.Sprintf("MCP: %d/%d servers connected, %d tools", snap.ConnectedCount, enabled, snap.TotalTools)
@@ -133,9 +197,11 @@ func (m *MCP) status() Result {
 	lines := []string{head}
 	for _, s := range snap.Servers {
 		lines = append(lines, statusRow(s))
+		lines = append(lines, rejectionLines(s)...)
 	}
+	lines = append(lines, skippedRows(snap.Skipped)...)
 	return Result{Text: strings.Join(lines, "\n"), Details: map[string]any{
 		"servers": snap.Servers, "totalTools": snap.TotalTools, "totalResources": snap.TotalResources,
-		"connectedCount": snap.ConnectedCount, "disabledCount": snap.DisabledCount,
+		"connectedCount": snap.ConnectedCount, "disabledCount": snap.DisabledCount, "skipped": snap.Skipped,
 	}}
 }

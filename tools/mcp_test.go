@@ -114,7 +114,7 @@ func TestToolNameResolution(t *testing.T) {
 	wantOK(t, r.exec(`{"tool":"extra-000"}`), "ok")
 	res := r.exec(`{"tool":"echo","args":{"message":"?"}}`)
 	wantCode(t, res, "ambiguous_tool")
-	if !strings.Contains(res.Text, "alpha/echo") || !strings.Contains(res.Text, "beta/echo") {
+	if !strings.Contains(res.Text, "alpha_echo, beta_echo") {
 		t.Fatalf("ambiguity does not list the candidates: %q", res.Text)
 	}
 	wantCode(t, r.exec(`{"tool":"ECHO","args":{"message":"?"}}`), "ambiguous_tool")

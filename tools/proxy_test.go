@@ -55,8 +55,10 @@ func TestModesAnswerFromTheCache(t *testing.T) {
 	if web.count("") != 0 || r.fs["other"].count("") != 0 {
 		t.Fatal("a read-only mode connected a server")
 	}
+	// A call judges its name over every server: other, never listed, is
+	// listed once (it might offer a navigate too).
 	wantOK(t, r.exec(`{"tool":"navigate","args":{"message":"x"}}`), `navigate {"message":"x"}`)
-	if web.count("") != 1 || r.fs["other"].count("") != 0 {
+	if web.count("") != 1 || r.fs["other"].count("") != 1 {
 		t.Fatalf("the call made %d dials of web and %d of other", web.count(""), r.fs["other"].count(""))
 	}
 	r.sys.FlushCache()
@@ -101,8 +103,9 @@ func TestSearchPagingAndRegex(t *testing.T) {
 	}
 }
 
-// Resolution: exact, '-'/'_' alike, longest server prefix (listing only
-// that server), ambiguity fails closed; args without tool says how.
+// Resolution: exact, separators and case alike, server prefixes; every
+// never-listed server is listed before a name is judged; ambiguity fails
+// closed naming forms that resolve; args without tool says how.
 func TestCallResolution(t *testing.T) {
 	fs := map[string]*fakeServer{
 		"git":     {tools: []string{tool("status", "Show status"), tool("log-view", "Show log")}},
@@ -111,13 +114,13 @@ func TestCallResolution(t *testing.T) {
 	}
 	r := newFakeRig(t, fs, named("git", "git-hub", "idle"), config.Settings{}, "")
 	wantOK(t, r.exec(`{"tool":"git-hub_pr"}`), `pr {}`)
-	if fs["git"].count("") != 0 || fs["idle"].count("") != 0 {
-		t.Fatal("a server prefix listed other servers")
+	if fs["git"].count("") != 1 || fs["idle"].count("") != 1 {
+		t.Fatal("the name was judged without listing every server")
 	}
 	wantOK(t, r.exec(`{"tool":"git_log_view","args":"{\"message\":\"a\"}"}`), `log-view {"message":"a"}`)
 	res := r.exec(`{"tool":"status"}`)
 	wantCode(t, res, "ambiguous_tool")
-	if !strings.Contains(res.Text, "git/status, git-hub/status") {
+	if !strings.Contains(res.Text, "matches 2 tools; call one of them by a name that is its alone: git_status, git-hub_status") {
 		t.Fatalf("ambiguity: %q", res.Text)
 	}
 	wantOK(t, r.exec(`{"tool":"git-hub_status"}`), `status {}`)
@@ -247,8 +250,9 @@ func TestOutputGuard(t *testing.T) {
 			b, _ := json.Marshal(long)
 			return json.RawMessage(`{"content":[{"type":"text","text":` + string(b) + `}]}`), nil
 		}
-		huge := `{"type":"image","mimeType":"image/png","data":"` + strings.Repeat("A", (MaxImageBytes+3)/3*4) + `"}` // 4 MiB + 2 bytes
-		return json.RawMessage(`{"content":[` + huge + "," + strings.Repeat(img+",", 5) + `{"type":"image","mimeType":"image/bmp","data":"AAAA"},{"type":"audio","mimeType":"audio/wav","data":"AAAA"}]}`), nil
+		huge := `{"type":"image","mimeType":"image/png","data":"` + strings.Repeat("A", (MaxImageBytes+3)/3*4) + `"}`      // 4 MiB + 2 bytes
+		exact := `{"type":"image","mimeType":"image/png","data":"` + strings.Repeat("A", (MaxImageBytes+2)/3*4-2) + `=="}` // exactly 4 MiB
+		return json.RawMessage(`{"content":[` + huge + "," + exact + "," + strings.Repeat(img+",", 5) + `{"type":"image","mimeType":"image/bmp","data":"AAAA"},{"type":"audio","mimeType":"audio/wav","data":"AAAA"}]}`), nil
 	}
 	r := newFakeRig(t, fs, named("s"), config.Settings{}, "")
 	res := r.exec(`{"tool":"long"}`)
@@ -268,7 +272,7 @@ func TestOutputGuard(t *testing.T) {
 		t.Fatalf("details not bounded: %v", res.Details["result"])
 	}
 	res = r.exec(`{"tool":"pics"}`)
-	if len(res.Images) != 4 || !strings.Contains(res.Text, "[image omitted from the preview: image/png, 4194306 bytes]") || !strings.Contains(res.Text, "[image omitted from the preview: image/png, 9 bytes]") || !strings.Contains(res.Text, "[image omitted from the preview: image/bmp") ||
+	if len(res.Images) != 4 || !strings.Contains(res.Text, "[image omitted from the preview: image/png, 4194306 bytes]") || !strings.Contains(res.Text, "[image 1: image/png, 4194304 bytes]") || !strings.Contains(res.Text, "[image omitted from the preview: image/png, 8 bytes]") || !strings.Contains(res.Text, "[image omitted from the preview: image/bmp") ||
 		!strings.Contains(res.Text, "[audio omitted from the preview: audio/wav") || res.Details["fullResultPath"] == nil {
 		t.Fatalf("images: %d\n%s", len(res.Images), res.Text)
 	}
@@ -295,5 +299,24 @@ func TestStructuredContentValidation(t *testing.T) {
 	isErr = true
 	if res := r.exec(`{"tool":"count"}`); res.Details["validation"] != nil {
 		t.Fatalf("an error result was validated: %v", res.Details)
+	}
+}
+
+// settings.outputGuard false: long output reaches the model whole, with
+// the raw result in details and no file; controls are still removed.
+func TestOutputGuardOff(t *testing.T) {
+	long := strings.Repeat("line of text\n", 2000) + "\x1b[2Jend"
+	fs := map[string]*fakeServer{"s": {tools: []string{tool("long", "long")}}}
+	fs["s"].call = func(string, json.RawMessage) (json.RawMessage, *messages.Error) {
+		b, _ := json.Marshal(long)
+		return json.RawMessage(`{"content":[{"type":"text","text":` + string(b) + `}]}`), nil
+	}
+	r := newFakeRig(t, fs, named("s"), config.Settings{OutputGuardOff: true}, "")
+	res := r.exec(`{"tool":"long"}`)
+	if res.IsError || res.Text != strings.Repeat("line of text\n", 2000)+"end" || res.Details["fullResultPath"] != nil {
+		t.Fatalf("guard off: %d bytes, details %v", len(res.Text), res.Details["fullResultPath"])
+	}
+	if raw, ok := res.Details["result"].(json.RawMessage); !ok || len(raw) < 26000 {
+		t.Fatalf("details: %T", res.Details["result"])
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
@@ -122,7 +121,7 @@ func (s *resultStore) openDir() (string, error) {
 	if !fi.IsDir() {
 		return "", fmt.Errorf("results directory %s is not a directory", abs)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+	if ownedByOther(fi) {
 		return "", fmt.Errorf("results directory %s belongs to another user", abs)
 	}
 	if fi.Mode().Perm() != 0o700 {

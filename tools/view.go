@@ -43,8 +43,9 @@ type view struct {
 	snap     serverCatalogs
 	entries  []entry
 	byServer map[string][]int
-	byName   map[string][]int // exact name → entries, by server order
-	byNorm   map[string][]int // catalog.NormalizeName(name) → entries
+	byName   map[string][]int // a tool's own name → entries, by server order
+	byExact  map[string][]int // every exact spelling → entries (resolve.go)
+	byCanon  map[string][]int // every canonical spelling → entries
 
 	indexOnce sync.Once
 	index     *catalog.Index
@@ -85,7 +86,8 @@ func (vs *views) get(src source, cfg *servers) *view {
 }
 
 func buildView(version uint64, snap serverCatalogs, cfg *servers) *view {
-	v := &view{version: version, snap: snap, byServer: map[string][]int{}, byName: map[string][]int{}, byNorm: map[string][]int{}}
+	v := &view{version: version, snap: snap, byServer: map[string][]int{}, byName: map[string][]int{},
+		byExact: map[string][]int{}, byCanon: map[string][]int{}}
 	for _, name := range cfg.order {
 		sc := cfg.byName[name]
 		c := snap.Server(name)
@@ -101,8 +103,13 @@ func buildView(version uint64, snap serverCatalogs, cfg *servers) *view {
 			v.entries = append(v.entries, e)
 			v.byServer[name] = append(v.byServer[name], i)
 			v.byName[e.Name] = append(v.byName[e.Name], i)
-			n := catalog.NormalizeName(e.Name)
-			v.byNorm[n] = append(v.byNorm[n], i)
+			exact, canon := spellings(&v.entries[i])
+			for _, n := range exact {
+				v.byExact[n] = append(v.byExact[n], i)
+			}
+			for _, n := range canon {
+				v.byCanon[n] = append(v.byCanon[n], i)
+			}
 		}
 		for i := range c.Tools {
 			t := &c.Tools[i]

@@ -37,7 +37,9 @@ func (c *connInfo) classify(kind messages.ErrorKind, err error) *messages.Error 
 	case errors.Is(err, context.Canceled):
 		e.Kind, e.Message = messages.KindAborted, "cancelled"
 	case errors.Is(err, ErrFrameTooLarge):
-		e.Kind, e.Message = messages.KindProtocol, "server sent a message over 16 MiB; the connection was closed"
+		e.Kind, e.Message = messages.KindProtocol, "server sent a message over the 16 MiB limit; the connection was closed"
+	case errors.Is(err, errStreamBroke):
+		e.Kind, e.Message = messages.KindDisconnected, "the server's response stream broke off before its result"
 	case errors.Is(err, ErrNotJSON):
 		e.Kind, e.Message = messages.KindProtocol, fmt.Sprintf("server wrote output that is not JSON-RPC on %s", c.channel())
 	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.Is(err, transport.ErrUnauthorized):

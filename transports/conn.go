@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,12 +46,14 @@ type conn struct {
 	ctx    context.Context // the connection's lifetime
 	cancel context.CancelFunc
 
-	kind messages.TransportKind
-	tr   transport.Interface
-	lc   *lineConn         // stdio and socket
-	proc *process          // stdio
-	sock net.Conn          // socket
-	http *limitedTransport // Streamable HTTP and SSE
+	kind   messages.TransportKind
+	tr     transport.Interface
+	lc     *lineConn         // stdio and socket
+	proc   *process          // stdio
+	sock   net.Conn          // socket
+	http   *limitedTransport // Streamable HTTP and SSE
+	client *http.Client      // Streamable HTTP and SSE, over http
+	sreq   *serverRequests   // the server's requests to the client
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
@@ -82,6 +85,8 @@ type opState struct {
 	serverCancelled bool
 	// sent reports a stream's request written (nil for plain requests).
 	sent func()
+	// completed: the outcome has been reported (see complete).
+	completed atomic.Bool
 
 	// stdio and sockets only (see startLine):
 	key     string     // reqID as the line codec keys it
@@ -96,7 +101,7 @@ var _ messages.Conn = (*conn)(nil)
 func newConn(d *Dialer, req messages.DialRequest, sink messages.Sink, dialCtx context.Context) *conn {
 	ctx, cancel := context.WithCancel(dialCtx)
 	field := map[messages.TransportKind]string{messages.TransportStdio: "command", messages.TransportHTTP: "url", messages.TransportSocket: "socket"}[req.Endpoint.Kind()]
-	return &conn{
+	c := &conn{
 		connInfo: connInfo{server: req.Server, field: field, secrets: secretsOf(req.Endpoint)},
 		d:        d, gen: req.Gen, sink: sink, endpoint: req.Endpoint,
 		ids:    &idSource{prefix: req.IDPrefix},
@@ -105,6 +110,35 @@ func newConn(d *Dialer, req messages.DialRequest, sink messages.Sink, dialCtx co
 		ctx:    ctx, cancel: cancel,
 		ops: make(map[messages.OpID]*opState), work: make(chan func()),
 	}
+	c.sess.caps = d.Capabilities
+	c.sreq = &serverRequests{server: req.Server, gen: req.Gen, handler: d.ServerRequests, ctx: ctx, spawn: c.spawnOp, answer: c.answerServer}
+	return c
+}
+
+// spawnOp runs f on a goroutine counted with the connection's operations
+// (ConnClosed waits for it); false when the connection is closing.
+func (c *conn) spawnOp(f func()) bool {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return false
+	}
+	c.opsWG.Add(1)
+	c.mu.Unlock()
+	c.d.spawn(func() {
+		defer c.opsWG.Done()
+		f()
+	})
+	return true
+}
+
+// answerServer sends the response to a server's request the transport's
+// way: a line on stdio and sockets, a POST on HTTP.
+func (c *conn) answerServer(ctx context.Context, frame []byte) error {
+	if c.lc != nil {
+		return c.lc.writeFrame(frame)
+	}
+	return c.postAnswer(ctx, frame)
 }
 
 // Send starts one request on a worker goroutine of the connection.
@@ -128,11 +162,18 @@ func (c *conn) Send(op messages.Op) {
 		c.startLine(op, st)
 		return
 	}
-	c.dispatch(func() { c.complete(op, st, c.run(ctx, op, st)) })
+	c.dispatch(func() {
+		defer c.recoverOp(op, st, "request worker")
+		c.complete(op, st, c.run(ctx, op, st))
+	})
 }
 
-// complete reports a request's outcome and forgets it.
+// complete reports a request's outcome and forgets it; only its first
+// outcome counts.
 func (c *conn) complete(op messages.Op, st *opState, res messages.OpResult) {
+	if !st.completed.CompareAndSwap(false, true) {
+		return
+	}
 	st.cancel()
 	if op.Stream != nil {
 		c.router.unregister(st.reqID.Value().(string))
@@ -153,7 +194,7 @@ func (c *conn) dispatch(job func()) {
 	select {
 	case c.work <- job:
 	default:
-		c.d.spawn(func() {
+		c.spawn("connection worker", func() {
 			for {
 				job()
 				select {
@@ -219,12 +260,16 @@ func (c *conn) startLine(op messages.Op, st *opState) {
 		}
 		// Explaining a failure may wait for the child's exit status: not
 		// on the reader's (or the actor's) goroutine.
-		c.d.spawn(func() { c.complete(op, st, c.outcome(op, st, nil, err, nil)) })
+		c.d.spawn(func() {
+			defer c.recoverOp(op, st, "request completion")
+			c.complete(op, st, c.outcome(op, st, nil, err, nil))
+		})
 	}
 	rest, err := c.lc.startRequestNow(req, st.finish)
 	switch {
 	case errors.Is(err, errNotWritten):
 		c.d.spawn(func() {
+			defer c.recoverOp(op, st, "request completion")
 			res := c.outcome(op, st, nil, err, nil)
 			res.NotSent = true
 			c.complete(op, st, res)
@@ -235,6 +280,7 @@ func (c *conn) startLine(op messages.Op, st *opState) {
 		c.written(op, st, false)
 	default:
 		c.dispatch(func() {
+			defer c.recoverOp(op, st, "request writer")
 			if err := rest(); err != nil {
 				st.finish(nil, err)
 				return
@@ -266,81 +312,16 @@ func (c *conn) written(op messages.Op, st *opState, onWorker bool) {
 	}
 }
 
-// outcome turns a request's response or failure into its OpResult.
-func (c *conn) outcome(op messages.Op, st *opState, resp *transport.JSONRPCResponse, err error, slot *statusSlot) messages.OpResult {
-	res := messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID}
-	c.mu.Lock()
-	aborted, closing, ended, serverCancelled := st.aborted, c.closing, c.ended, st.serverCancelled
-	c.mu.Unlock()
-	switch {
-	case serverCancelled && (err != nil || resp == nil):
-		res.ServerCancelled = true
-	case err == nil && resp.Error != nil:
-		res.Err = c.rpcError(resp.Error)
-	case err == nil:
-		res.Result = resp.Result
-	case aborted:
-		res.Err = messages.Errorf(messages.KindAborted, c.server, "cancelled")
-	case c.lc != nil && c.lc.endedByPeer():
-		// The server ended the stream (exit, EOF, protocol violation): that,
-		// not the closing it caused, is why the request failed.
-		res.Err = c.lineEndError()
-	case ended:
-		// The transport failed (an SSE stream broke or carried an oversized
-		// event) and closing it ended this request: report the failure.
-		res.Err = c.endError()
-	case closing:
-		res.Err = messages.Errorf(messages.KindDisconnected, c.server, "connection closed")
-	default:
-		res.Err = c.opError(err, slot)
-		res.OnlyThis = slot != nil && slot.eof.Load() && slot.status.Load() < 400
-	}
-	return res
-}
-
-// opError classifies a failed request. On HTTP, a failure that means the
-// server is gone (refused, session ended, stream broke) also ends the
-// connection, so the next call reconnects instead of failing the same way.
-func (c *conn) opError(err error, slot *statusSlot) *messages.Error {
-	if slot != nil && slot.eof.Load() && slot.status.Load() < 400 {
-		// The server ended this response stream without a result: this
-		// request failed, the connection is fine.
-		return messages.Errorf(messages.KindDisconnected, c.server, "the server ended the response stream without a result")
-	}
-	if s := slot.status.Load(); s >= 400 {
-		err = fmt.Errorf("%w: %w", &statusError{int(s)}, err)
-	}
-	e := c.classify(messages.KindDisconnected, err)
-	if c.kind == messages.TransportHTTP || c.kind == messages.TransportSSE {
-		if e.Kind == messages.KindDisconnected || errors.Is(err, errHTTPUnreachable(err)) {
-			c.lost(err)
-		}
-	}
-	return e
-}
-
-// errHTTPUnreachable returns err itself when it says the server cannot be
-// reached at all (so errors.Is matches), and a sentinel that matches nothing
-// otherwise.
-func errHTTPUnreachable(err error) error {
-	var opErr *net.OpError
-	if errors.As(err, &opErr) {
-		return err
-	}
-	return errNever
-}
-
-var errNever = errors.New("transports: never")
-
 // Close closes the connection; ConnClosed (with a nil Err) follows.
 func (c *conn) Close() {
 	c.d.spawn(func() { c.shutdown(nil) })
 }
 
-// lost ends the connection because the transport failed.
+// lost ends the connection because the transport failed; the first cause
+// is the one reported.
 func (c *conn) lost(cause error) {
 	c.mu.Lock()
-	if c.closing || !c.open {
+	if c.closing || !c.open || c.ended {
 		if !c.open && !c.ended {
 			c.ended, c.endErr = true, cause
 		}
@@ -370,9 +351,28 @@ func (c *conn) markOpen() {
 	}
 }
 
+// onWriteFail is called by the line codec when a write to the server
+// failed: a server that stopped reading (it closed its stdin, or shut the
+// socket's read side) cannot be talked to any more, even if it still
+// writes, so the connection ends. Writes the runtime's own closing broke
+// change nothing (lost ignores them).
+func (c *conn) onWriteFail(err error) {
+	c.lost(fmt.Errorf("%w: %w", errStoppedReading, err))
+}
+
 // shutdown releases everything once and reports ConnClosed with reason.
+// A panic while releasing still reports ConnClosed, with an internal error.
 func (c *conn) shutdown(reason *messages.Error) {
 	c.closeOnce.Do(func() {
+		reported := false
+		defer func() {
+			if p := recovered("connection shutdown", recover()); p != nil && !reported {
+				c.noteMu.Lock()
+				c.noteState = notesClosed
+				c.sink(messages.ConnClosed{Server: c.server, Gen: c.gen, Err: c.d.internalError(c.server, p)})
+				c.noteMu.Unlock()
+			}
+		}()
 		c.mu.Lock()
 		c.closing = true
 		c.mu.Unlock()
@@ -384,6 +384,7 @@ func (c *conn) shutdown(reason *messages.Error) {
 		}
 		c.noteMu.Lock() // a late notification from an HTTP reader is dropped
 		c.noteState = notesClosed
+		reported = true
 		c.sink(messages.ConnClosed{Server: c.server, Gen: c.gen, Err: reason})
 		c.noteMu.Unlock()
 	})

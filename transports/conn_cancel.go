@@ -64,6 +64,7 @@ func (c *conn) background(f func()) {
 	c.mu.Unlock()
 	c.d.spawn(func() {
 		defer c.opsWG.Done()
+		defer c.recoverConn("notification sender")
 		f()
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -68,6 +69,9 @@ const maxEarly = 256
 // onNotification forwards a server notification to the sink, holding it
 // back until the DialResult has been delivered.
 func (c *conn) onNotification(method string, params json.RawMessage) {
+	if method == "notifications/cancelled" && c.sreq.cancelled(params) {
+		return // the server withdrew a request of its own
+	}
 	if c.router.claim(method, params) {
 		return // a stream's frame (or a late one): not for normal handling
 	}
@@ -98,6 +102,7 @@ func (c *conn) onReadEnd(err error) {
 
 // onSSELost is called by mcp-go's SSE transport when its stream breaks.
 func (c *conn) onSSELost(err error) {
+	defer c.recoverConn("SSE stream handler")
 	if c.http != nil && c.http.violation.Load() {
 		err = ErrFrameTooLarge
 	}
@@ -107,6 +112,12 @@ func (c *conn) onSSELost(err error) {
 var (
 	errEOF        = errors.New("transports: server closed the connection")
 	errStreamLost = errors.New("transports: SSE stream lost")
+	// errStoppedReading: a write to a stdio or socket server failed.
+	errStoppedReading = errors.New("transports: server stopped reading")
+	// errStreamBroke: an HTTP response stream broke off before its result.
+	errStreamBroke = errors.New("transports: response stream broke")
+	// errCutShort: the output ended inside an unfinished message.
+	errCutShort = errors.New("transports: output ended inside a message")
 )
 
 // endError says why the transport ended by itself.
@@ -122,9 +133,16 @@ func (c *conn) endError() *messages.Error {
 // handshake").
 func (c *conn) describeEnd(cause error, during string) *messages.Error {
 	var e *messages.Error
+	p, panicked := asPanic(cause)
 	switch {
+	case panicked:
+		e = c.d.internalError(c.server, p)
+	case errors.Is(cause, errStoppedReading):
+		e = messages.Errorf(messages.KindDisconnected, c.server, "%s%s", c.stoppedReadingText(), during)
 	case cause == nil || errors.Is(cause, errEOF):
 		e = messages.Errorf(messages.KindDisconnected, c.server, "%s%s", c.exitText(), during)
+	case errors.Is(cause, errCutShort):
+		e = messages.Errorf(messages.KindDisconnected, c.server, "%s%s, in the middle of a message", c.exitText(), during)
 	case errors.Is(cause, errStreamLost) && !errors.Is(cause, ErrFrameTooLarge):
 		e = messages.Errorf(messages.KindDisconnected, c.server, "the server's SSE stream ended")
 	default:
@@ -141,6 +159,18 @@ func (c *conn) lineEndError() *messages.Error {
 		waitClosed(c.d.clock(), c.proc.exited, stdinGrace)
 	}
 	return c.describeEnd(c.lc.endErr, "")
+}
+
+// stoppedReadingText says why writing to a stdio or socket server failed:
+// the exit of a child that ended by itself, else that it stopped reading.
+func (c *conn) stoppedReadingText() string {
+	switch {
+	case c.proc != nil && c.proc.exitedByItself():
+		return c.proc.exitDescription()
+	case c.proc != nil:
+		return "server stopped reading its stdin"
+	}
+	return "server stopped reading the socket"
 }
 
 func (c *conn) exitText() string {
@@ -161,7 +191,12 @@ func (c *conn) handshakeError(err error) *messages.Error {
 	if c.lc != nil && errors.Is(err, ErrClosed) {
 		// The stream ended under the handshake: say how.
 		var cause error
-		if c.lc.endedByPeer() {
+		c.mu.Lock()
+		if c.ended {
+			cause = c.endErr // a failed write, or a recovered panic
+		}
+		c.mu.Unlock()
+		if c.lc.endedByPeer() && !errors.Is(cause, errStoppedReading) {
 			cause = c.lc.endErr
 		}
 		e := c.describeEnd(cause, " during the handshake")
@@ -169,6 +204,9 @@ func (c *conn) handshakeError(err error) *messages.Error {
 			e.Kind = messages.KindInitFailed
 		}
 		return e
+	}
+	if p, ok := asPanic(err); ok {
+		return c.d.internalError(c.server, p)
 	}
 	e := c.classify(messages.KindInitFailed, err)
 	switch {
@@ -188,17 +226,52 @@ func unreachable(err error) bool {
 		errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &dnsErr)
 }
 
-// withStderr appends the end of a debug server's stderr to a failure.
+// withStderr attaches the end of a stdio server's stderr to a failure, for
+// the person and the host only (messages.Error.ServerStderr): never to its
+// message, which the model may read. It is attached with or without debug.
 func (c *conn) withStderr(e *messages.Error) *messages.Error {
-	if c.proc == nil || !c.endpoint.Debug {
+	if c.proc == nil || e == nil {
 		return e
 	}
-	// A server may print its own configuration (argv, env) on stderr: the
-	// configured values are redacted there too.
-	if tail := c.proc.stderr.Tail(300); tail != "" {
-		e.Message += "; stderr: " + c.redact(tail)
+	lines := c.stderrLines()
+	if len(lines) == 0 {
+		return e
 	}
-	return e
+	cp := *e // e may be shared: a *messages.Error passes classify as it is
+	cp.ServerStderr = lines
+	return &cp
+}
+
+// Bounds of the stderr lines a failure carries.
+const (
+	stderrLines    = 10
+	stderrLineMax  = 300
+	stderrTailRead = 4 << 10
+)
+
+// stderrLines returns the last lines of the child's stderr, masked: a
+// server may print its own configuration (argv, env) there, so every
+// configured value and every environment value it was given is redacted.
+func (c *conn) stderrLines() []string {
+	tail := c.proc.stderr.Tail(stderrTailRead)
+	if tail == "" {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(tail, "\n") {
+		l = c.proc.mask(c.redact(l))
+		if l == "" {
+			continue
+		}
+		if len(l) > stderrLineMax {
+			l = strings.ToValidUTF8(l[:stderrLineMax], "") + "…"
+		}
+		out = append(out, l)
+	}
+	if len(out) > stderrLines {
+		out = out[len(out)-stderrLines:]
+	}
+	return out
 }
 
 // withStatus attaches the HTTP status of the failed exchange to err.
@@ -218,7 +291,10 @@ func (c *conn) withStatus(err error) error {
 type statusSlot struct {
 	status atomic.Int32
 	eof    atomic.Bool
-	sent   func()
+	// tooLarge: the response stream carried an event over MaxFrame (mcp-go
+	// then only says "unexpected nil response").
+	tooLarge atomic.Bool
+	sent     func()
 }
 
 type statusKey struct{}

@@ -34,6 +34,13 @@ type Dialer struct {
 	Stderr func(server, line string)
 	// Logger receives transport-library diagnostics; nil discards them.
 	Logger *slog.Logger
+	// ServerRequests answers requests servers send to the client
+	// (elicitation, sampling, roots); nil answers every method but ping
+	// with -32601.
+	ServerRequests messages.ServerRequestHandler
+	// Capabilities is the client capabilities object sent in every
+	// handshake (and, on 2026-07-28, with every request); nil sends {}.
+	Capabilities json.RawMessage
 	// HTTPAuth, when set, gives the HTTP connections of a server (by name)
 	// a wrapper for their round tripper: how OAuth attaches its token and
 	// answers a 401 (see httpauth.go). nil, or a nil result, wraps nothing.
@@ -107,7 +114,24 @@ func (d *Dialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dia
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &dialing{cancel: cancel}
 	d.spawn(func() {
-		c, info, err := d.open(ctx, req, sink)
+		var cur *conn // the attempt in progress, released if the dial panics
+		delivered := false
+		defer func() {
+			p := recovered("dial", recover())
+			switch {
+			case p == nil:
+			case delivered:
+				cur.lost(p)
+			default:
+				e := d.internalError(req.Server, p)
+				if cur != nil {
+					cur.release()
+				}
+				cancel()
+				sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Err: e})
+			}
+		}()
+		c, info, err := d.open(ctx, req, sink, &cur)
 		if g.finish(ctx) && err == nil {
 			c.release() // cancelled just as the handshake ended
 			err = messages.Errorf(messages.KindAborted, req.Server, "connect cancelled")
@@ -117,6 +141,7 @@ func (d *Dialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dia
 			sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Err: err})
 			return
 		}
+		delivered = true
 		sink(messages.DialResult{Server: req.Server, Gen: req.Gen, Conn: c, Info: info})
 		c.markOpen()
 	})
@@ -124,13 +149,15 @@ func (d *Dialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dia
 }
 
 // open builds the transport, starts it and runs the handshake. On failure
-// everything it started is released before it returns.
-func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messages.Sink) (*conn, messages.ServerInfo, *messages.Error) {
+// everything it started is released before it returns. cur always holds
+// the attempt in progress.
+func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messages.Sink, cur **conn) (*conn, messages.ServerInfo, *messages.Error) {
 	if err := d.resolveSecrets(ctx, &req); err != nil {
 		return nil, messages.ServerInfo{}, err
 	}
 	ep := req.Endpoint
 	c := newConn(d, req, sink, ctx)
+	*cur = c
 	var err error
 	switch ep.Kind() {
 	case messages.TransportStdio:
@@ -152,6 +179,7 @@ func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messag
 	if herr != nil && ep.Kind() == messages.TransportHTTP && !pinnedModern && c.fallbackToSSE(herr) {
 		c.release()
 		c = newConn(d, req, sink, ctx)
+		*cur = c
 		if err := c.openHTTP(true); err != nil {
 			return nil, messages.ServerInfo{}, c.classify(messages.KindConnectFailed, err)
 		}
@@ -169,6 +197,10 @@ func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messag
 		return nil, messages.ServerInfo{}, e
 	}
 	info.Transport = c.kind
+	if c.kind == messages.TransportHTTP && !c.sess.modern {
+		c.startGETStream(ctx)
+	}
+	c.setLogLevel(ctx, info)
 	return c, info, nil
 }
 
@@ -205,6 +237,8 @@ func (c *conn) openStdio() error {
 	c.proc = p
 	c.kind = messages.TransportStdio
 	c.lc = newLineConn(p.stdout, p.stdin, c.onNotification, c.onReadEnd)
+	c.lc.onServerRequest = c.sreq.serve
+	c.lc.onWriteFail = c.onWriteFail
 	c.tr = c.lc
 	return nil
 }
@@ -218,6 +252,8 @@ func (c *conn) openSocket(ctx context.Context) error {
 	c.sock = nc
 	c.kind = messages.TransportSocket
 	c.lc = newLineConn(nc, nc.(*net.UnixConn), c.onNotification, c.onReadEnd)
+	c.lc.onServerRequest = c.sreq.serve
+	c.lc.onWriteFail = c.onWriteFail
 	c.tr = c.lc
 	return nil
 }
@@ -227,8 +263,9 @@ func (c *conn) openHTTP(legacySSE bool) error {
 	// Concurrent calls each hold one keep-alive connection; keeping only
 	// the default 2 idle would make every burst dial anew.
 	base.MaxIdleConnsPerHost = maxIdlePerHost
-	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router}
+	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, serverRequest: c.sreq.serve}
 	client := &http.Client{Transport: c.d.wrapAuth(c.server, c.http)}
+	c.client = client
 	headers := c.endpoint.Headers
 	if legacySSE {
 		sse, err := transport.NewSSE(c.endpoint.URL,
@@ -258,6 +295,7 @@ func (c *conn) openHTTP(legacySSE bool) error {
 // onTypedNotification receives notifications from mcp-go's HTTP transports,
 // which decode them into maps; they are re-encoded once for the sink.
 func (c *conn) onTypedNotification(n mcp.JSONRPCNotification) {
+	defer c.recoverConn("HTTP notification handler")
 	params, err := json.Marshal(n.Params)
 	if err != nil {
 		return

@@ -27,7 +27,13 @@
 //     headers on every request;
 //   - cancellation per transport: notifications/cancelled on stdio, sockets
 //     and legacy SSE; abort of the one HTTP exchange on Streamable HTTP;
-//   - error classification that never prints a URL, header or env value.
+//   - error classification that never prints a URL, header or env value;
+//   - containment: a panic on any goroutine of this package, or in a
+//     callback it gives mcp-go, ends only the request or connection it
+//     served, with an internal error naming the server and the stack in the
+//     debug log (guard.go); a write a stdio or socket server no longer
+//     reads (it closed its stdin, or shut the socket's read side) ends the
+//     connection ("server stopped reading its stdin").
 //
 // Concurrency contract: the Dialer's methods and every Conn method return
 // at once; the work runs on goroutines the Dialer starts and counts (one per

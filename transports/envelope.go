@@ -14,11 +14,18 @@ type session struct {
 	modern  bool
 	http    bool // Streamable HTTP: requests also carry Mcp-Method/Mcp-Name
 	client  mcp.Implementation
+	// caps is the client capabilities object (Dialer.Capabilities).
+	caps json.RawMessage
 }
 
-// clientCapabilities is what mcprt declares: nothing optional yet (no
-// sampling, elicitation or roots).
-var clientCapabilities = json.RawMessage(`{}`)
+// capabilities returns what the client declares: {} when the host gave no
+// hooks.
+func (s *session) capabilities() json.RawMessage {
+	if len(s.caps) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	return s.caps
+}
 
 // prepare returns the params and HTTP headers to send for a request. On
 // legacy connections params go out untouched. On 2026-07-28 connections the
@@ -42,7 +49,7 @@ func (s *session) prepare(method string, params json.RawMessage) (json.RawMessag
 		}
 	}
 	meta[mcp.MetaKeyProtocolVersion], _ = json.Marshal(s.version)
-	meta[mcp.MetaKeyClientCapabilities] = clientCapabilities
+	meta[mcp.MetaKeyClientCapabilities] = s.capabilities()
 	meta[mcp.MetaKeyClientInfo], _ = json.Marshal(s.client)
 	fields["_meta"], _ = json.Marshal(meta)
 	out, err := json.Marshal(fields)

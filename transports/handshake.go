@@ -44,7 +44,7 @@ func handshake(ctx context.Context, tr transport.Interface, ids *idSource, pv st
 func initialize(ctx context.Context, tr transport.Interface, ids *idSource, s *session) (messages.ServerInfo, error) {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": messages.Protocol20251125,
-		"capabilities":    clientCapabilities,
+		"capabilities":    s.capabilities(),
 		"clientInfo":      s.client,
 	})
 	resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{

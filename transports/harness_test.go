@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -447,7 +446,7 @@ func startTestServer(t *testing.T, args string, extra ...string) (string, *teste
 func killProc(t *testing.T, p *testenv.Proc) {
 	t.Helper()
 	pid := p.Cmd.Process.Pid
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+	if err := killGroup(pid); err != nil {
 		t.Fatal(err)
 	}
 	waitNotRunning(t, testCtx(t), pid, "killed peer")

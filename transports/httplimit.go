@@ -28,10 +28,23 @@ type limitedTransport struct {
 	// streams as it is read, so frames after it are late (the legacy GET
 	// stream carries responses and notifications in one order).
 	router *router
+	// serverRequest, when set, receives every server-to-client request
+	// read from an SSE body (a response stream, the standalone GET stream,
+	// the legacy GET stream), which is removed from what mcp-go reads: the
+	// runtime answers it, with no ceiling on how long a person takes.
+	serverRequest func(id json.RawMessage, method string, params json.RawMessage)
 }
 
-func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(req)
+func (t *limitedTransport) RoundTrip(req *http.Request) (resp *http.Response, err error) {
+	defer func() {
+		if p := recovered("HTTP round trip", recover()); p != nil {
+			if resp != nil {
+				_ = resp.Body.Close()
+			}
+			resp, err = nil, p
+		}
+	}()
+	resp, err = t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +72,12 @@ type bodyLimitReader struct {
 	owner *limitedTransport
 }
 
-func (b *bodyLimitReader) Read(p []byte) (int, error) {
+func (b *bodyLimitReader) Read(p []byte) (n int, err error) {
+	defer func() {
+		if pe := recovered("HTTP body reader", recover()); pe != nil {
+			n, err = 0, pe
+		}
+	}()
 	if b.left <= 0 {
 		b.owner.violation.Store(true)
 		return 0, ErrFrameTooLarge
@@ -67,7 +85,7 @@ func (b *bodyLimitReader) Read(p []byte) (int, error) {
 	if int64(len(p)) > b.left {
 		p = p[:b.left]
 	}
-	n, err := b.rc.Read(p)
+	n, err = b.rc.Read(p)
 	b.left -= int64(n)
 	if b.left <= 0 && err == nil {
 		b.owner.violation.Store(true)

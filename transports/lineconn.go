@@ -33,6 +33,13 @@ type lineConn struct {
 	// onEnd is called once, from the reader goroutine, when reading stops;
 	// err is nil after Close.
 	onEnd func(err error)
+	// onServerRequest, when set, receives every server-to-client request
+	// with its raw id, instead of mcp-go's request handler; it must not
+	// block.
+	onServerRequest func(id json.RawMessage, method string, params json.RawMessage)
+	// onWriteFail, when set, hears of every failed write (the peer stopped
+	// reading, or Close closed the writer); set before Start.
+	onWriteFail func(err error)
 
 	wmu sync.Mutex // serialises frame writes
 
@@ -83,7 +90,7 @@ func (c *lineConn) Start(ctx context.Context) error {
 
 func (c *lineConn) readLoop() {
 	defer c.workers.Done()
-	err := readLines(c.r, MaxFrame, c.handleLine)
+	err := c.readAll()
 	c.mu.Lock()
 	byClose := c.closed
 	if byClose {
@@ -101,6 +108,17 @@ func (c *lineConn) readLoop() {
 	if c.onEnd != nil {
 		c.onEnd(err)
 	}
+}
+
+// readAll reads every line; a panic while handling one ends reading with
+// a *panicError.
+func (c *lineConn) readAll() (err error) {
+	defer func() {
+		if p := recovered("line reader", recover()); p != nil {
+			err = p
+		}
+	}()
+	return readLines(c.r, MaxFrame, c.handleLine)
 }
 
 // readLines calls handle for every non-blank line of r, refusing lines over
@@ -123,7 +141,14 @@ func readLines(r io.Reader, limit int, handle func([]byte) error) error {
 			full = line
 		}
 		if trimmed := bytes.TrimSpace(full); len(trimmed) > 0 {
-			if herr := handle(trimmed); herr != nil {
+			herr := handle(trimmed)
+			if herr != nil && err == io.EOF && !bytes.HasSuffix(full, []byte("\n")) {
+				// The output ended inside a line: the server died while
+				// writing it (say, killed by a signal), which is how it
+				// ended, not a protocol violation.
+				return errCutShort
+			}
+			if herr != nil {
 				return herr
 			}
 		}
@@ -151,6 +176,8 @@ func (c *lineConn) handleLine(line []byte) error {
 		if c.rawNote != nil {
 			c.rawNote(f.Method, f.Params)
 		}
+	case f.Method != "" && c.onServerRequest != nil:
+		c.onServerRequest(f.ID, f.Method, f.Params)
 	case f.Method != "":
 		var id mcp.RequestId
 		if err := id.UnmarshalJSON(f.ID); err != nil {
@@ -187,6 +214,11 @@ func (c *lineConn) serveRequest(req transport.JSONRPCRequest) {
 	}
 	go func() {
 		defer c.workers.Done()
+		defer func() {
+			if p := recovered("server request handler", recover()); p != nil {
+				c.failWrite(p) // the connection ends; the server's request is not answered
+			}
+		}()
 		var resp *transport.JSONRPCResponse
 		if handler == nil {
 			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "client does not support "+req.Method, nil)

@@ -49,6 +49,9 @@ func (c *lineConn) startRequestNow(req transport.JSONRPCRequest, done completion
 		return func() error { return c.finishWrite(key, c.writeLocked(b, true)) }, nil
 	}
 	n, werr := tryWrite(raw, b)
+	if werr != nil {
+		c.failWrite(werr)
+	}
 	switch {
 	case werr != nil && n == 0:
 		c.wmu.Unlock()
@@ -80,9 +83,17 @@ func (c *lineConn) writeLocked(b []byte, lock bool) error {
 	default:
 	}
 	if _, err := c.w.Write(b); err != nil {
+		c.failWrite(err)
 		return fmt.Errorf("%w: write: %w", ErrClosed, err)
 	}
 	return nil
+}
+
+// failWrite reports a failed write to onWriteFail.
+func (c *lineConn) failWrite(err error) {
+	if c.onWriteFail != nil {
+		c.onWriteFail(err)
+	}
 }
 
 // finishWrite settles a failed write of a registered request: if the
@@ -97,28 +108,4 @@ func (c *lineConn) finishWrite(key string, err error) error {
 		return c.closedErr()
 	}
 	return err
-}
-
-// tryWrite makes one non-blocking write attempt and returns how much of b
-// was written (possibly none, when the pipe or socket is full).
-func tryWrite(f rawFile, b []byte) (int, error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return 0, nil
-	}
-	var n int
-	var werr error
-	if err := rc.Write(func(fd uintptr) bool {
-		n, werr = syscall.Write(int(fd), b)
-		return true // one attempt only: never wait here
-	}); err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		n = 0
-	}
-	if errors.Is(werr, syscall.EAGAIN) || errors.Is(werr, syscall.EINTR) {
-		werr = nil
-	}
-	return n, werr
 }

@@ -8,9 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
@@ -48,10 +49,18 @@ type process struct {
 	stdout io.ReadCloser
 	stderr *ring
 
+	tree procTree // the child and what it starts
+	// envValues are the values of the environment the child was given,
+	// masked in the stderr lines shown to the person.
+	envValues []string
+
 	exited  chan struct{} // closed once Wait has returned
 	waitErr error         // set before exited closes
 
 	killOnce sync.Once
+	// signalled is set before the runtime signals the process group: an
+	// exit after that is the runtime's doing, not the server's.
+	signalled atomic.Bool
 }
 
 // startProcess spawns the endpoint's command with its own process group.
@@ -72,7 +81,7 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 	cmd := exec.Command(path, ep.Args...)
 	cmd.Env = env
 	cmd.Dir = ep.Cwd
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	// Once the child has exited, Wait gives its stderr this long to reach
 	// end of file: a helper that left the process group (setsid) may hold
 	// it open for ever, and must not keep the child from being reaped.
@@ -94,7 +103,7 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
 	cmd.Stdout = stdoutW
-	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, stderr: newRing(stderrKeep, mirror), exited: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, stderr: newRing(stderrKeep, mirror), exited: make(chan struct{}), envValues: envValues(env)}
 	cmd.Stderr = p.stderr
 	err = cmd.Start()
 	_ = stdoutW.Close() // the child has its copies
@@ -104,17 +113,45 @@ func startProcess(ep messages.Endpoint, mirror func(line string)) (*process, err
 		_ = stdin.Close()
 		return nil, startError(err)
 	}
+	p.tree = adoptTree(cmd.Process)
 	go func() {
+		defer close(p.exited)
+		defer func() {
+			if r := recovered("process reaper", recover()); r != nil {
+				p.waitErr = r
+			}
+		}()
 		p.waitErr = cmd.Wait()
-		close(p.exited)
 	}()
 	return p, nil
+}
+
+// envValues lists the values of env worth masking (four bytes or more:
+// shorter ones would mask ordinary words), longest first so that a value
+// containing another is masked whole.
+func envValues(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if _, v, ok := strings.Cut(kv, "="); ok && len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// mask replaces every environment value the child was given in s.
+func (p *process) mask(s string) string {
+	for _, v := range p.envValues {
+		s = strings.ReplaceAll(s, v, "<redacted>")
+	}
+	return s
 }
 
 // lookPath resolves a command with the child's PATH, not the host's. A
 // relative path with a slash is relative to cwd, as exec runs it.
 func lookPath(command, cwd string, env []string) (string, error) {
-	if strings.Contains(command, "/") {
+	if strings.Contains(command, "/") || strings.ContainsRune(command, filepath.Separator) {
 		if !filepath.IsAbs(command) && cwd != "" {
 			command = filepath.Join(cwd, command)
 		}
@@ -122,7 +159,7 @@ func lookPath(command, cwd string, env []string) (string, error) {
 		switch {
 		case err != nil:
 			return "", errors.New("command (field command) not found")
-		case st.IsDir() || st.Mode()&0o111 == 0:
+		case st.IsDir() || !isExecutable(command, st.Mode()):
 			return "", errors.New("command (field command) is not an executable file")
 		}
 		return command, nil
@@ -137,9 +174,11 @@ func lookPath(command, cwd string, env []string) (string, error) {
 		if dir == "" {
 			dir = "."
 		}
-		candidate := filepath.Join(dir, command)
-		if st, err := os.Stat(candidate); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return candidate, nil
+		for _, name := range executableNames(command) {
+			candidate := filepath.Join(dir, name)
+			if st, err := os.Stat(candidate); err == nil && !st.IsDir() && isExecutable(candidate, st.Mode()) {
+				return candidate, nil
+			}
 		}
 	}
 	return "", errors.New("command (field command) not found on PATH")
@@ -164,12 +203,23 @@ func (p *process) exitDescription() string {
 	}
 	var ee *exec.ExitError
 	if errors.As(p.waitErr, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Sprintf("server process was killed by signal %s", ws.Signal())
+		if sig, ok := killedBy(ee); ok {
+			return "server process was killed by signal " + sig
 		}
 		return fmt.Sprintf("server process exited with status %d", ee.ExitCode())
 	}
 	return "server process exited"
+}
+
+// exitedByItself reports whether the process has exited without the
+// runtime signalling it.
+func (p *process) exitedByItself() bool {
+	select {
+	case <-p.exited:
+		return !p.signalled.Load()
+	default:
+		return false
+	}
 }
 
 // terminate ends the process and its group: stdin is already closed (or is
@@ -180,16 +230,17 @@ func (p *process) exitDescription() string {
 func (p *process) terminate(clk clock.Clock) {
 	p.killOnce.Do(func() {
 		_ = p.stdin.Close()
-		pgid := p.cmd.Process.Pid
 		if !waitClosed(clk, p.exited, stdinGrace) {
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			p.signalled.Store(true)
+			p.tree.terminate()
 			if !waitClosed(clk, p.exited, termGrace) {
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				p.tree.kill()
 				<-p.exited
 			}
 		}
 		// The leader is gone; make sure nothing else of its group lingers.
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		p.tree.kill()
+		p.tree.release()
 		_ = p.stdout.Close()
 	})
 }

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync"
 	"time"
 
 	"github.com/mcprt/mcprt/messages"
@@ -23,9 +23,6 @@ const (
 	// SecretMaxOutput bounds what it may print.
 	SecretMaxOutput = 1 << 20
 )
-
-// secretShell runs a secret's command.
-var secretShell = "/bin/sh"
 
 // resolveSecrets replaces the secret references of req's endpoint by their
 // values, right before the connection opens: every "!command" of the
@@ -110,15 +107,34 @@ func (d *Dialer) runSecret(ctx context.Context, command string) (string, string)
 		cancel()
 	})
 	defer t.Stop()
-	cmd := exec.CommandContext(ctx, secretShell, "-c", command)
+	cmd := exec.CommandContext(ctx, secretShell[0], append(secretShell[1:], command)...)
 	cmd.Env = os.Environ()
 	cmd.Stdin, cmd.Stderr = nil, nil // /dev/null: stdin closed, stderr discarded
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
+	var (
+		treeMu sync.Mutex
+		tree   *procTree // set once started; Cancel may run from then on
+	)
+	cmd.Cancel = func() error {
+		treeMu.Lock()
+		defer treeMu.Unlock()
+		if tree == nil {
+			return cmd.Process.Kill()
+		}
+		tree.kill()
+		return nil
+	}
 	cmd.WaitDelay = termGrace
 	stdout, err := cmd.StdoutPipe()
 	if err == nil {
 		err = cmd.Start()
+	}
+	if err == nil {
+		started := adoptTree(cmd.Process)
+		treeMu.Lock()
+		tree = &started
+		treeMu.Unlock()
+		defer started.release()
 	}
 	if err != nil {
 		select {
@@ -134,7 +150,9 @@ func (d *Dialer) runSecret(ctx context.Context, command string) (string, string)
 		cancel() // stop it: the value is unusable whatever else it prints
 	}
 	err = cmd.Wait()
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // nothing of its group outlives it
+	treeMu.Lock()
+	tree.kill() // nothing of its group outlives it
+	treeMu.Unlock()
 	select {
 	case <-timedOut:
 		return "", "did not finish within " + SecretTimeout.String()

@@ -33,9 +33,15 @@ type sseTap struct {
 	buf  []byte
 }
 
-func (s *sseTap) Read(p []byte) (int, error) {
+func (s *sseTap) Read(p []byte) (n int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() {
+		if pe := recovered("SSE reader", recover()); pe != nil {
+			s.err = pe
+			n, err = 0, pe
+		}
+	}()
 	for len(s.out) == 0 && s.err == nil {
 		if s.buf == nil {
 			s.buf = make([]byte, 32<<10)
@@ -47,8 +53,7 @@ func (s *sseTap) Read(p []byte) (int, error) {
 			break
 		}
 		if len(s.in) > s.limit {
-			s.owner.violation.Store(true)
-			s.err = ErrFrameTooLarge
+			s.tooLarge()
 			break
 		}
 		if err != nil {
@@ -70,6 +75,15 @@ func (s *sseTap) Read(p []byte) (int, error) {
 
 func (s *sseTap) Close() error { return s.rc.Close() }
 
+// tooLarge fails the stream: an event is over the limit.
+func (s *sseTap) tooLarge() {
+	s.owner.violation.Store(true)
+	if s.slot != nil {
+		s.slot.tooLarge.Store(true)
+	}
+	s.err = ErrFrameTooLarge
+}
+
 // split moves every complete event from in to out, except those the router
 // claims.
 func (s *sseTap) split() {
@@ -83,8 +97,7 @@ func (s *sseTap) split() {
 		}
 		s.scan = 0
 		if end > s.limit {
-			s.owner.violation.Store(true)
-			s.err = ErrFrameTooLarge
+			s.tooLarge()
 			return
 		}
 		ev := s.in[:end]
@@ -125,14 +138,46 @@ var (
 	cancelledMethod = []byte("notifications/cancelled")
 )
 
-// claimed reports whether the event is a notification the router took.
+// claimed reports whether the event is a notification the router took, or
+// a server-to-client request handed to serverRequest.
 func (s *sseTap) claimed(ev []byte) bool {
 	claim, rt := s.owner.claim, s.owner.router
 	note := bytes.Contains(ev, subscriptionKey) || bytes.Contains(ev, cancelledMethod)
 	response := !note && rt != nil && bytes.Contains(ev, []byte(rt.prefix))
-	if claim == nil || (!note && !response) {
+	request := s.owner.serverRequest != nil && bytes.Contains(ev, methodKey) && bytes.Contains(ev, idKey)
+	if (claim == nil || (!note && !response)) && !request {
 		return false
 	}
+	data := eventData(ev)
+	f, err := decodeFrame(data)
+	if err != nil {
+		return false
+	}
+	hasID := len(f.ID) > 0 && string(f.ID) != "null"
+	if f.Method != "" && hasID {
+		if s.owner.serverRequest == nil {
+			return false
+		}
+		s.owner.serverRequest(f.ID, f.Method, f.Params)
+		return true
+	}
+	if f.Method == "" && rt != nil && hasID {
+		rt.responded(f.ID) // a response: mcp-go still reads it
+		return false
+	}
+	if f.Method == "" || hasID || claim == nil {
+		return false
+	}
+	return claim(f.Method, f.Params)
+}
+
+var (
+	methodKey = []byte(`"method"`)
+	idKey     = []byte(`"id"`)
+)
+
+// eventData joins an event's data lines.
+func eventData(ev []byte) []byte {
 	var data []byte
 	for _, line := range bytes.Split(ev, []byte("\n")) {
 		line = bytes.TrimSuffix(line, []byte("\r"))
@@ -143,16 +188,5 @@ func (s *sseTap) claimed(ev []byte) bool {
 			data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
 		}
 	}
-	f, err := decodeFrame(data)
-	if err != nil {
-		return false
-	}
-	if f.Method == "" && rt != nil && len(f.ID) > 0 {
-		rt.responded(f.ID) // a response: mcp-go still reads it
-		return false
-	}
-	if f.Method == "" || (len(f.ID) > 0 && string(f.ID) != "null") {
-		return false
-	}
-	return claim(f.Method, f.Params)
+	return data
 }

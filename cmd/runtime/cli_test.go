@@ -19,6 +19,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testserver.MainIfRequested()
+	hostileMainIfRequested()
 	os.Exit(m.Run())
 }
 
@@ -216,6 +217,14 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(o.stdout+o.stderr, want) && !(want == "tool_not_found" && strings.Contains(o.stdout, "no configured server offers")) {
 			t.Fatalf("demo output lacks %q:\n%s", want, o.stdout)
 		}
+	}
+	// The intended exit is told as intended, not as a warning; the tour
+	// ends with how to use one's own servers.
+	if strings.Contains(o.stderr, "warning") {
+		t.Fatalf("the demo's intended server exit reads like a failure:\n%s", o.stderr)
+	}
+	if !strings.Contains(o.stdout, "runtime config detect") || !strings.Contains(o.stdout, ".mcp.json") {
+		t.Fatalf("the demo does not end with how to use one's own servers:\n%s", o.stdout)
 	}
 }
 

@@ -30,8 +30,7 @@ func (g *globals) runTool(cmd *cobra.Command, rt *mcprt.Runtime, name string, ar
 // failed result's text goes to stderr as the error line instead.
 func (g *globals) print(r mcprt.Result) {
 	if g.json {
-		b, _ := json.MarshalIndent(r, "", "  ")
-		fmt.Fprintln(g.stdout, string(b))
+		_ = g.printJSON(r)
 		return
 	}
 	if !r.IsError {
@@ -85,7 +84,11 @@ func statusCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use: "status", Short: "show every configured server's status (connects nothing)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return g.proxyMode(cmd, func([]string) json.RawMessage { return json.RawMessage(`{}`) })
+			if err := g.proxyMode(cmd, func([]string) json.RawMessage { return json.RawMessage(`{}`) }); err != nil {
+				return err
+			}
+			g.noServersHint()
+			return nil
 		},
 	}
 }

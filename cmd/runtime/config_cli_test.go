@@ -169,7 +169,7 @@ func TestConfigDetect(t *testing.T) {
 	e.write(t, filepath.Join(e.work, ".mcp.json"), `{"mcpServers":{"gh":{"command":"y"}}}`)
 	agentFile := e.write(t, filepath.Join(e.agent, "mcp.json"), "{\n  // keep me\n  \"settings\": {\"idleTimeout\": 2}\n}\n")
 	o := e.run(t, "config", "detect")
-	if o.code != 0 || !strings.Contains(o.stdout, "cursor (not imported):") || !strings.Contains(o.stdout, "would add linear; already configured: gh") ||
+	if o.code != 0 || !strings.Contains(o.stdout, "cursor (not imported):") || !strings.Contains(o.stdout, "would add Linear; already configured: gh") ||
 		!strings.Contains(o.stdout, "config detect --write") {
 		t.Fatalf("detect: %d %q %q", o.code, o.stdout, o.stderr)
 	}
@@ -181,7 +181,7 @@ func TestConfigDetect(t *testing.T) {
 	if o.code != 0 || !strings.Contains(strings.Join(strings.Fields(string(got)), " "), `"imports": ["cursor"]`) || !strings.Contains(string(got), "keep me") {
 		t.Fatalf("detect --write: %d %q\n%s", o.code, o.stderr, got)
 	}
-	if o := e.run(t, "status"); !strings.Contains(o.stdout, "linear") {
+	if o := e.run(t, "status"); !strings.Contains(o.stdout, "Linear") {
 		t.Fatalf("imported server not in status: %q %q", o.stdout, o.stderr)
 	}
 	if o := e.run(t, "config", "detect", "--write"); !strings.Contains(o.stdout, "Nothing to write") {
@@ -237,7 +237,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	}
 	files := map[string]string{
 		"valid.json":    doc(valid),
-		"invalid.json":  strings.Replace(doc(invalid), `{"mcpServers":{`, `{"mcpServers":{"d`+S+`":{"command":"x"},"`+S+`":{"command":"x"},`, 1),
+		"invalid.json":  strings.Replace(doc(invalid), `{"mcpServers":{`, `{"mcpServers":{"d\u0007`+S+`":{"command":"x"},"\u001b`+S+`":{"command":"x"},`, 1),
 		"broken.json":   `{"mcpServers":{"x":{"command":"` + S + `",}`,
 		"toolarge.json": `{"mcpServers":{"x":{"command":"` + S + strings.Repeat(" ", 300<<10) + `"}}}`,
 	}
@@ -245,11 +245,11 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	e.write(t, ".config/mcp/mcp.json", doc(all))
 	e.write(t, filepath.Join(e.agent, "mcp.json"), `{"imports":["codex","cursor"]}`)
 	e.write(t, ".codex/config.toml", "[mcp_servers.cx]\nurl = \"https://h.example/mcp\"\nbearer_token = \""+S+"\"\nhttp_headers = { \"X\" = \""+S+"\" }\n")
-	e.write(t, ".cursor/mcp.json", `{"mcpServers":{"cu":{"command":"x","env":{"K":"`+S+`"},"alwaysAllow":["`+S+`"]},"bad`+S+`":{"command":"x"}}}`)
+	e.write(t, ".cursor/mcp.json", `{"mcpServers":{"cu":{"command":"x","env":{"K":"`+S+`"},"alwaysAllow":["`+S+`"]},"bad\n`+S+`":{"command":"x"}}}`)
 	commands := [][]string{{"status"}, {"status", "--json"}, {"list"}, {"list", "stdio"}, {"list", "web"}, {"list", "web2"}, {"list", "missing"},
 		{"list", "oauthsrv"}, {"call", "echo", `{"message":"hi"}`}, {"call", "no_such_tool", "{}"}, {"connect", "web"}, {"config", "show"},
 		{"config", "show", "--json"}, {"config", "detect"}, {"config", "detect", "--json"}, {"disable", "stdio"}, {"enable", "stdio"},
-		{"list", "bad0"}, {"disable", "d" + S}}
+		{"list", "bad0"}, {"disable", "d\a" + S}}
 	var out strings.Builder
 	check := func(args []string, o outcome) {
 		out.WriteString(o.stdout + o.stderr) // the outputs only: the command line itself holds the sentinel

@@ -282,6 +282,9 @@ func toggleCmd(g *globals, disable bool) *cobra.Command {
 			if err := writeFileAtomic(path, data); err != nil {
 				return failed(err.Error())
 			}
+			if g.json {
+				return g.printJSON(map[string]any{"server": args[0], "disabled": disable, "file": path})
+			}
 			fmt.Fprintf(g.stdout, "%sd %s in %s (takes effect when the runtime next starts)\n", verb, args[0], path)
 			return nil
 		},

@@ -26,6 +26,10 @@ func demoServerCmd(g *globals) *cobra.Command {
 				return demoserver.ServeStdio(cmd.Context(), os.Stdin, os.Stdout, opts)
 			}
 			err := demoserver.ServeHTTP(cmd.Context(), httpAddr, opts, func(url string) {
+				if g.json {
+					fmt.Fprintln(g.stdout, compact(map[string]string{"listening": url}))
+					return
+				}
 				fmt.Fprintln(g.stdout, "demo server listening on "+url)
 			})
 			if err != nil && cmd.Context().Err() == nil {
@@ -49,6 +53,9 @@ func demoCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use: "demo", Short: "a zero-configuration tour on the built-in demo server", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if g.json {
+				return usage("demo is a guided tour for people; it has no --json form (docs/cli.md)")
+			}
 			self, err := os.Executable()
 			if err != nil {
 				return failed("cannot find this program's own path to start the demo server")
@@ -117,10 +124,22 @@ func demoCmd(g *globals) *cobra.Command {
 				return err
 			}
 			say("\nDone in %s. Closing the runtime stops the server and reaps its process.", time.Since(start).Round(time.Millisecond))
+			say("%s", ownServers)
 			return nil
 		},
 	}
 }
+
+// ownServers ends the demo: how to do the same with one's own servers.
+const ownServers = `
+Now with your own servers:
+  runtime config detect           # the MCP servers Claude Code, Cursor, VS Code, Codex... already have
+  runtime config detect --write   # use them here (adds those hosts to your imports; writes nothing else)
+  runtime status                  # every server, nothing started yet
+  runtime list SERVER             # a server's tools
+  runtime call TOOL '{"arg": 1}'  # call one
+Or write a .mcp.json in your project: {"mcpServers": {"NAME": {"command": "npx", "args": ["-y", "PACKAGE"]}}}.
+docs/config.md has every file and field.`
 
 func indent(s string) string {
 	out := ""

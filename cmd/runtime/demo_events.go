@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcprt/mcprt"
@@ -19,6 +20,17 @@ import (
 type demoHost struct {
 	cliHost
 	delivered chan messages.HostMessage
+	// exitExpected is set while the tour makes the demo server exit on
+	// purpose: that exit's notice is told as intended, not as a warning.
+	exitExpected atomic.Bool
+}
+
+func (h *demoHost) Notify(ctx context.Context, n messages.Notice) {
+	if n.Server == "demo" && strings.Contains(n.Text, "exited") && h.exitExpected.CompareAndSwap(true, false) {
+		fmt.Fprintln(h.w, "runtime: demo: the server process exited, as the tour asked it to")
+		return
+	}
+	h.cliHost.Notify(ctx, n)
 }
 
 func newDemoHost(h cliHost) *demoHost {
@@ -163,6 +175,7 @@ func (t *eventsTour) run() error {
 	if err := t.await("the events of a.txt and b.txt", t.has("a.txt", "b.txt")); err != nil {
 		return err
 	}
+	t.host.exitExpected.Store(true)
 	if _, err := t.tool("mcp", "force a disconnect: the demo server exits", map[string]any{"tool": "demo_fault", "args": map[string]any{"fault": "disconnect"}}); err != nil {
 		return err
 	}

@@ -64,16 +64,34 @@ func eventsCmd(g *globals) *cobra.Command {
 	return root
 }
 
-// printHost prints every wakeup and notice as it arrives.
+// printHost prints every wakeup and notice as it arrives; with --json,
+// each wakeup is one JSON line.
 type printHost struct {
 	cliHost
-	mu  sync.Mutex
-	out io.Writer
+	mu   sync.Mutex
+	out  io.Writer
+	json bool
+}
+
+// subscribeLine is one line of `events subscribe --json`: the
+// subscription's acknowledgement ("subscribed", with the tool's result) or
+// a wakeup the host received ("wakeup": its kind and the text the model
+// reads). docs/json/events-subscribe.schema.json.
+type subscribeLine struct {
+	Type        string        `json:"type"`
+	Result      *mcprt.Result `json:"result,omitempty"`
+	Kind        string        `json:"kind,omitempty"`
+	Text        string        `json:"text,omitempty"`
+	TriggerTurn bool          `json:"triggerTurn,omitempty"`
 }
 
 func (h *printHost) Deliver(_ context.Context, m messages.HostMessage) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.json {
+		fmt.Fprintln(h.out, compact(subscribeLine{Type: "wakeup", Kind: m.Kind, Text: m.Text, TriggerTurn: m.TriggerTurn}))
+		return
+	}
 	fmt.Fprintf(h.out, "\n[%s]\n%s\n", m.Kind, m.Text)
 }
 
@@ -82,14 +100,25 @@ func (g *globals) subscribe(cmd *cobra.Command, fields map[string]any, forDur ti
 	if err != nil {
 		return err
 	}
-	o.Host = &printHost{cliHost: cliHost{w: g.stderr}, out: g.stdout}
+	host := &printHost{cliHost: cliHost{w: g.stderr}, out: g.stdout, json: g.json}
+	o.Host = host
 	rt, err := mcprt.Start(cmd.Context(), o)
 	if err != nil {
 		return usage("%s", err.Error())
 	}
 	defer g.closeRuntime(rt)
 	b, _ := json.Marshal(fields)
-	if err := g.runTool(cmd, rt, mcprt.EventsToolName, b); err != nil {
+	if g.json {
+		// JSON lines only: the acknowledgement is the first line.
+		t, _ := rt.Tool(mcprt.EventsToolName)
+		r := t.Execute(cmd.Context(), b)
+		host.mu.Lock()
+		fmt.Fprintln(g.stdout, compact(subscribeLine{Type: "subscribed", Result: &r}))
+		host.mu.Unlock()
+		if err := resultError(r); err != nil {
+			return err
+		}
+	} else if err := g.runTool(cmd, rt, mcprt.EventsToolName, b); err != nil {
 		return err
 	}
 	ctx := cmd.Context()

@@ -34,6 +34,7 @@ func failed(msg string) error { return &exitError{code: 1, msg: msg} }
 
 // globals are the flags every command takes.
 type globals struct {
+	client  clientFlags
 	config  string
 	url     string
 	stdio   string
@@ -51,7 +52,15 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, interrupted, stop := interruptible()
 	defer stop()
-	g := &globals{stdout: stdout, stderr: stderr}
+	// Human output is escaped for the terminal (termescape.go); stdout is
+	// exact under --json.
+	g := &globals{}
+	out := &termWriter{w: stdout, raw: func() bool { return g.json }}
+	errOut := &termWriter{w: stderr}
+	defer out.flush()
+	defer errOut.flush()
+	stdout, stderr = out, errOut
+	g.stdout, g.stderr = stdout, stderr
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -95,6 +104,7 @@ func newRoot(g *globals) *cobra.Command {
 	f.StringVar(&g.stdio, "stdio", "", `use one ad-hoc stdio server named "adhoc": "CMD ARGS", split with shell quoting`)
 	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log diagnostics to stderr")
+	g.client.register(root)
 	addOAuthFlags(root, &g.oauth)
 	root.AddCommand(authCmd(g))
 	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g), eventsCmd(g), sessionCmd(g))
@@ -116,6 +126,11 @@ func checkURL(raw string) error {
 // options builds the runtime's Options from the flags.
 func (g *globals) options() (mcprt.Options, error) {
 	var o mcprt.Options
+	hooks, err := g.clientHooks()
+	if err != nil {
+		return o, err
+	}
+	o.Client = hooks
 	if g.verbose {
 		o.Logger = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -205,9 +220,30 @@ func resultError(r mcprt.Result) error {
 		msg = m
 	}
 	msg = strings.TrimPrefix(msg, "Error: ")
+	msg += stderrSuffix(r.Details["serverStderr"])
 	switch r.ErrorCode() {
 	case messages.KindInvalidArgs.Code(), messages.KindServerNotFound.Code(), messages.KindConfig.Code():
 		return usage("%s", msg)
 	}
 	return failed(msg)
+}
+
+// stderrSuffix renders the last stderr lines of a failed server (already
+// bounded and masked by the runtime) for the one-line error.
+func stderrSuffix(v any) string {
+	var lines []string
+	switch l := v.(type) {
+	case []string:
+		lines = l
+	case []any:
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				lines = append(lines, s)
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "; server stderr: " + strings.Join(lines, " | ")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/messages"
 )
 
 // proxyCommands are the proxy tool's modes that the core commands (status,
@@ -76,9 +77,10 @@ func promptsCmd(g *globals) *cobra.Command {
 			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
 				ps := rt.Prompts()
 				if g.json {
-					b, _ := json.MarshalIndent(ps, "", "  ")
-					fmt.Fprintln(g.stdout, string(b))
-					return nil
+					if ps == nil {
+						ps = []mcprt.PromptInfo{}
+					}
+					return g.printJSON(ps)
 				}
 				if len(ps) == 0 {
 					fmt.Fprintln(g.stdout, "no prompts known (connect a server to list its prompts)")
@@ -102,25 +104,22 @@ func promptsCmd(g *globals) *cobra.Command {
 
 func promptCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use: "prompt SERVER NAME [ARG=VALUE...]", Short: "render a server's prompt with arguments", Args: cobra.MinimumNArgs(2),
+		Use: "prompt SERVER NAME [VALUE | ARG=VALUE...]", Short: "render a server's prompt with arguments (positional, in declaration order, or by name)", Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			values := map[string]string{}
-			for _, kv := range args[2:] {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return usage("prompt arguments are NAME=VALUE, not %q", kv)
-				}
-				values[k] = v
-			}
 			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
-				res, err := rt.GetPrompt(cmd.Context(), args[0], args[1], values)
-				if err != nil {
+				res, err := rt.GetPromptWords(cmd.Context(), args[0], args[1], args[2:])
+				switch k := messages.KindOf(err); {
+				case err == nil:
+				case k == messages.KindInvalidArgs || k == messages.KindServerNotFound || k == messages.KindConfig:
+					return usage("%s", err.Error())
+				default:
 					return failed(err.Error())
 				}
 				if g.json {
-					b, _ := json.MarshalIndent(res, "", "  ")
-					fmt.Fprintln(g.stdout, string(b))
-					return nil
+					if res.Messages == nil {
+						res.Messages = []mcprt.PromptMessage{}
+					}
+					return g.printJSON(res)
 				}
 				fmt.Fprintln(g.stdout, res.Text)
 				return nil

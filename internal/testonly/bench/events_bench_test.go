@@ -235,7 +235,7 @@ func (s *heapSampler) stop() (uint64, uint64) {
 // tinyWindow takes the batch window and the batch caps out of the
 // throughput measurement: batches flush after a millisecond and never
 // drop.
-var tinyWindow = eventstream.BatchLimits{Window: time.Millisecond, MaxItems: 1 << 30, MaxBytes: 1 << 40}
+var tinyWindow = eventstream.BatchLimits{Window: time.Millisecond, MaxItems: 1 << 30, MaxChars: 1 << 40}
 
 // BenchmarkEventsThroughput compares, in one process and alternating, the
 // events per second from the blast server to Host.Deliver through the

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -38,7 +37,7 @@ func (p *Proc) Output() string {
 // output satisfies ready; it returns that line. A cleanup kills the group.
 func start(t testing.TB, cmd *exec.Cmd, ready func(line string) bool) (*Proc, string) {
 	t.Helper()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	stdin, err := cmd.StdinPipe()
@@ -57,7 +56,7 @@ func start(t testing.TB, cmd *exec.Cmd, ready func(line string) bool) (*Proc, st
 	}()
 	t.Cleanup(func() {
 		stdin.Close()
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process)
 		<-exited
 	})
 	found := make(chan string, 1)

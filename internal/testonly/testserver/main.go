@@ -47,10 +47,12 @@ type config struct {
 	modernOnly    bool
 	ignoreUnknown bool
 	garbage       bool
+	closeInputOn  string
 	pageSize      int
 	extraTools    int
 	instructions  string
 	name          string
+	script        string
 
 	events            bool
 	eventsHeartbeatMs int
@@ -97,6 +99,16 @@ func Main(args []string) int {
 	}
 	defer ev.Close()
 	cfg.methods = ev.Add(exampleMethods())
+	if cfg.script != "" {
+		sc, err := loadScript(cfg.script)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "testserver:", err)
+			return 2
+		}
+		for k, h := range sc.methods() {
+			cfg.methods[k] = h
+		}
+	}
 	srv := newServer(cfg)
 	if cfg.events {
 		srv.AddTools(eventTools(ev)...)
@@ -131,10 +143,12 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&cfg.modernOnly, "modern-only", false, "refuse initialize; only server/discover negotiates")
 	fs.BoolVar(&cfg.ignoreUnknown, "ignore-unknown", false, "never answer requests for unimplemented methods")
 	fs.BoolVar(&cfg.garbage, "garbage", false, "with stdio: write a non-JSON line before serving")
+	fs.StringVar(&cfg.closeInputOn, "close-input-on", "", "with --stdio or --socket: close the input (stdin; a socket's read side) when a request of this method arrives, before answering it")
 	fs.IntVar(&cfg.pageSize, "page-size", 0, "tools/list page size (0: no pagination)")
 	fs.IntVar(&cfg.extraTools, "extra-tools", 0, "add N dummy tools named extra_000...")
 	fs.StringVar(&cfg.instructions, "instructions", "", "server instructions")
 	fs.StringVar(&cfg.name, "name", "testserver", "server name")
+	fs.StringVar(&cfg.script, "script", "", "serve the catalog and answers of this JSON file (Script) instead of the built-in tools")
 	fs.BoolVar(&cfg.events, "events", false, "add the events tools (events_emit, events_fault, events_arm, events_streams)")
 	fs.IntVar(&cfg.eventsHeartbeatMs, "events-heartbeat-ms", 30000, "heartbeat interval of event streams (0: none)")
 	fs.IntVar(&cfg.eventsRetention, "events-retention", eventsrv.DefaultMaxEvents, "occurrences retained per event type")
@@ -163,6 +177,8 @@ func parseFlags(args []string) (config, error) {
 		return cfg, fmt.Errorf("--post-status %d is not an HTTP status", cfg.postStatus)
 	case cfg.garbage && modes > 0:
 		return cfg, errors.New("--garbage works only with --stdio")
+	case cfg.closeInputOn != "" && (cfg.httpAddr != "" || cfg.sseAddr != ""):
+		return cfg, errors.New("--close-input-on works only with --stdio and --socket")
 	case cfg.ignoreUnknown && (cfg.httpAddr != "" || cfg.sseAddr != ""):
 		return cfg, errors.New("--ignore-unknown works only with --stdio and --socket")
 	case cfg.modernOnly && cfg.sseAddr != "":
@@ -175,12 +191,16 @@ func parseFlags(args []string) (config, error) {
 	return cfg, nil
 }
 
-// filter returns the request filter the stdio and socket loops apply.
-func (cfg config) filter() mcpline.Filter {
-	if !cfg.modernOnly && !cfg.ignoreUnknown {
+// filter returns the request filter the stdio and socket loops apply; in
+// is the connection's input when --close-input-on is set.
+func (cfg config) filter(in *inputCloser) mcpline.Filter {
+	if !cfg.modernOnly && !cfg.ignoreUnknown && in == nil {
 		return nil
 	}
 	return func(method string, id json.RawMessage) (any, bool) {
+		if in != nil && method == cfg.closeInputOn {
+			in.shut()
+		}
 		if cfg.modernOnly && method == string(mcp.MethodInitialize) {
 			return mcpline.NewErrorReply(id, mcp.METHOD_NOT_FOUND, ModernOnlyMessage), true
 		}
@@ -197,12 +217,20 @@ func serveStdio(ctx context.Context, cfg config, srv *server.MCPServer) error {
 			return err
 		}
 	}
-	return mcpline.ServeWith(ctx, srv, tapWire(os.Stdin), os.Stdout, cfg.lineOptions("stdio"))
+	if cfg.closeInputOn != "" {
+		in, err := stdinCloser()
+		if err != nil {
+			return err
+		}
+		return mcpline.ServeWith(ctx, srv, tapWire(in), os.Stdout, cfg.lineOptions("stdio", in))
+	}
+	return mcpline.ServeWith(ctx, srv, tapWire(os.Stdin), os.Stdout, cfg.lineOptions("stdio", nil))
 }
 
-// lineOptions returns the options of one stdio or socket connection.
-func (cfg config) lineOptions(sessionID string) mcpline.Options {
-	return mcpline.Options{SessionID: sessionID, Filter: cfg.filter(), Methods: cfg.methods}
+// lineOptions returns the options of one stdio or socket connection; in is
+// its closable input under --close-input-on, else nil.
+func (cfg config) lineOptions(sessionID string, in *inputCloser) mcpline.Options {
+	return mcpline.Options{SessionID: sessionID, Filter: cfg.filter(in), Methods: cfg.methods}
 }
 
 // stdinClosed returns a channel closed when stdin reaches end of file. When

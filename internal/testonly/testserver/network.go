@@ -122,7 +122,13 @@ func serveSocket(ctx context.Context, cfg config, srv *server.MCPServer) error {
 			go func() {
 				defer conns.Done()
 				defer conn.Close()
-				err := mcpline.ServeWith(ctx, srv, tapWire(conn), conn, cfg.lineOptions(fmt.Sprintf("socket-%d", n)))
+				var in io.Reader = conn
+				var closer *inputCloser
+				if cfg.closeInputOn != "" {
+					closer = socketCloser(conn, ctx.Done())
+					in = closer
+				}
+				err := mcpline.ServeWith(ctx, srv, tapWire(in), conn, cfg.lineOptions(fmt.Sprintf("socket-%d", n), closer))
 				if err != nil && !errors.Is(err, net.ErrClosed) {
 					fmt.Fprintf(os.Stderr, "testserver: socket connection %d: %v\n", n, err)
 				}

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -308,10 +307,10 @@ func TestStdioTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(pid, 0); err != nil {
+	if err := probePid(pid); err != nil {
 		t.Errorf("grandchild %d not running: %v", pid, err)
 	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
+	killPid(pid)
 }
 
 func TestStdioCrash(t *testing.T) {

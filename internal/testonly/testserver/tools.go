@@ -27,6 +27,9 @@ const maxBig = 1 << 30
 // newServer builds the MCP server with every test tool.
 func newServer(cfg config) *server.MCPServer {
 	opts := []server.ServerOption{server.WithToolCapabilities(true)}
+	if cfg.script != "" {
+		opts = append(opts, server.WithResourceCapabilities(false, true), server.WithPromptCapabilities(true))
+	}
 	if cfg.instructions != "" {
 		opts = append(opts, server.WithInstructions(cfg.instructions))
 	}
@@ -108,15 +111,7 @@ func addTool(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, e
 // progress token it first sends one notifications/progress, so a test knows
 // the call has reached the handler.
 func hangTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if meta := req.Params.Meta; meta != nil && meta.ProgressToken != nil {
-		if srv := server.ServerFromContext(ctx); srv != nil {
-			_ = srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
-				"progressToken": meta.ProgressToken,
-				"progress":      0,
-				"message":       "hang started",
-			})
-		}
-	}
+	progress(ctx, req, "hang started")
 	<-ctx.Done()
 	if path := os.Getenv(EnvCancelLog); path != "" {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -144,7 +139,26 @@ func crashTool(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error
 	return nil, nil
 }
 
-func bigTool(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// progress sends one notifications/progress when the request carries a
+// progress token (over Streamable HTTP this makes the response an SSE
+// stream).
+func progress(ctx context.Context, req mcp.CallToolRequest, msg string) {
+	if meta := req.Params.Meta; meta != nil && meta.ProgressToken != nil {
+		if srv := server.ServerFromContext(ctx); srv != nil {
+			_ = srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
+				"progressToken": meta.ProgressToken,
+				"progress":      0,
+				"message":       msg,
+			})
+		}
+	}
+}
+
+// bigTool answers bytes 'x' bytes; with a progress token it sends one
+// notifications/progress first, so over Streamable HTTP the answer is an
+// SSE event.
+func bigTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	progress(ctx, req, "big started")
 	n, err := req.RequireInt("bytes")
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil

@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcprt/mcprt/internal/testonly/testserver"
+)
+
+// scripted returns the test-server flags serving script s.
+func scripted(t *testing.T, s testserver.Script) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "script.json")
+	if err := testserver.WriteScript(path, s); err != nil {
+		t.Fatal(err)
+	}
+	return "--script " + path
+}
+
+// rawTools makes tool metadata with the given names.
+func rawTools(names ...string) []json.RawMessage {
+	var out []json.RawMessage
+	for _, n := range names {
+		b, _ := json.Marshal(map[string]any{"name": n, "description": "Tool " + n, "inputSchema": map[string]any{"type": "object"}})
+		out = append(out, b)
+	}
+	return out
+}
+
+// withOptions rebuilds the rig's proxy tool with opts.
+func (r *rig) withOptions(opts Options) *rig {
+	r.mcp = NewMCP(r.sys, opts).Tool()
+	return r
+}
+
+// Resolution accepts every spelling the runtime produces and the
+// separators models substitute, judges ambiguity over every configured
+// server (also those never listed), names only candidates that resolve,
+// and sends the host's own tools back to the host. Real servers, each in
+// its own process, serving the names as scripted.
+func TestResolutionSpellings(t *testing.T) {
+	t.Parallel()
+	flags := map[string]string{
+		"chrome-devtools":  scripted(t, testserver.Script{Tools: rawTools("take_screenshot", "dotted.name")}),
+		"context7":         scripted(t, testserver.Script{Tools: rawTools("resolve-library-id")}),
+		"upstash-context7": scripted(t, testserver.Script{Tools: rawTools("resolve-library-id", "get-library-docs")}),
+		"demo":             scripted(t, testserver.Script{Tools: rawTools("read_file")}),
+		"other":            scripted(t, testserver.Script{Tools: rawTools("read_file")}),
+	}
+	r := newRig(t, []string{"chrome-devtools", "context7", "upstash-context7", "demo", "other"}, flags).withOptions(Options{HostTools: []string{"read", "bash"}})
+
+	// Ambiguity is judged over every configured server: only context7 is
+	// listed, yet upstash-context7 (never listed) offers the same tool.
+	if res := r.exec(`{"server":"context7"}`); res.IsError {
+		t.Fatal(res.Text)
+	}
+	res := r.exec(`{"tool":"resolve_library_id","args":{}}`)
+	wantCode(t, res, "ambiguous_tool")
+	if !strings.Contains(res.Text, "context7_resolve-library-id, upstash-context7_resolve-library-id") {
+		t.Fatalf("ambiguity: %q", res.Text)
+	}
+	for _, name := range []string{"context7_resolve-library-id", "upstash-context7_resolve-library-id", "upstash_context7_resolve_library_id", "context7.resolve.library.id"} {
+		res := r.exec(`{"tool":"` + name + `","args":{"q":1}}`)
+		if res.IsError || res.Text != `resolve-library-id called with {"q":1}` {
+			t.Fatalf("%s: %q", name, res.Text)
+		}
+	}
+	res = r.exec(`{"tool":"read_file"}`)
+	wantCode(t, res, "ambiguous_tool")
+	if !strings.Contains(res.Text, "demo_read_file, other_read_file") || strings.Contains(res.Text, "demo/read_file") {
+		t.Fatalf("ambiguity: %q", res.Text)
+	}
+
+	for name, want := range map[string]string{
+		"chrome_devtools_take_screenshot":      "take_screenshot",
+		"chrome-devtools_take_screenshot":      "take_screenshot",
+		"chrome-devtools/take_screenshot":      "take_screenshot",
+		"Chrome.Devtools.Take-Screenshot":      "take_screenshot",
+		"mcp__chrome-devtools_take_screenshot": "take_screenshot",
+		"take-screenshot":                      "take_screenshot",
+		"chrome-devtools_dotted_name":          "dotted.name",
+		"chrome_devtools_dotted_name":          "dotted.name",
+		"dotted_name":                          "dotted.name",
+		"dotted-name":                          "dotted.name",
+		"dotted.name":                          "dotted.name",
+		"demo_read_file":                       "read_file",
+		"other-read-file":                      "read_file",
+		"get_library_docs":                     "get-library-docs",
+	} {
+		res := r.exec(`{"tool":"` + name + `"}`)
+		if res.IsError || res.Text != want+" called with {}" {
+			t.Errorf("%s: %q", name, res.Text)
+		}
+	}
+
+	res = r.exec(`{"tool":"bash","args":{"command":"ls"}}`)
+	wantCode(t, res, "tool_not_found")
+	if !strings.Contains(res.Text, `"bash" is one of the host's own tools`) || !strings.Contains(res.Text, "call it directly") {
+		t.Fatalf("host tool: %q", res.Text)
+	}
+	res = r.exec(`{"search":"bash"}`)
+	if !strings.HasPrefix(res.Text, "The host's own tools (call them directly, not through mcp):\n- bash [host tool]\n") {
+		t.Fatalf("search of a host tool: %q", res.Text)
+	}
+	res = r.exec(`{"search":"read"}`)
+	if !strings.Contains(res.Text, "- read [host tool]") || !strings.Contains(res.Text, "demo_read_file (demo)") {
+		t.Fatalf("search: %q", res.Text)
+	}
+}

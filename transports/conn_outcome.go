@@ -1,0 +1,94 @@
+package transports
+
+import (
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/mcprt/mcprt/messages"
+)
+
+// outcome turns a request's response or failure into its OpResult.
+func (c *conn) outcome(op messages.Op, st *opState, resp *transport.JSONRPCResponse, err error, slot *statusSlot) messages.OpResult {
+	res := messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID}
+	c.mu.Lock()
+	aborted, closing, ended, serverCancelled := st.aborted, c.closing, c.ended, st.serverCancelled
+	c.mu.Unlock()
+	switch {
+	case serverCancelled && (err != nil || resp == nil):
+		res.ServerCancelled = true
+	case err == nil && resp.Error != nil:
+		res.Err = c.rpcError(resp.Error)
+	case err == nil:
+		res.Result = resp.Result
+	case aborted:
+		res.Err = messages.Errorf(messages.KindAborted, c.server, "cancelled")
+	case c.lc != nil && c.lc.endedByPeer():
+		// The server ended the stream (exit, EOF, protocol violation): that,
+		// not the closing it caused, is why the request failed.
+		res.Err = c.lineEndError()
+	case ended:
+		// The transport failed (an SSE stream broke or carried an oversized
+		// event) and closing it ended this request: report the failure.
+		res.Err = c.endError()
+	case closing:
+		res.Err = messages.Errorf(messages.KindDisconnected, c.server, "connection closed")
+	default:
+		res.Err = c.opError(err, slot)
+		res.OnlyThis = slot != nil && slot.eof.Load() && slot.status.Load() < 400
+	}
+	return res
+}
+
+// opError classifies a failed request. On HTTP, a failure that means the
+// server is gone (refused, session ended, stream broke) also ends the
+// connection, so the next call reconnects instead of failing the same way.
+func (c *conn) opError(err error, slot *statusSlot) *messages.Error {
+	if p, ok := asPanic(err); ok {
+		e := c.d.internalError(c.server, p)
+		c.lost(e)
+		return e
+	}
+	if slot != nil && slot.tooLarge.Load() {
+		// One response stream carried an event over the limit: that
+		// request fails; the connection (other streams) is fine.
+		return messages.Errorf(messages.KindProtocol, c.server, "the server's response is a message over the 16 MiB limit")
+	}
+	if slot != nil && slot.eof.Load() && slot.status.Load() < 400 {
+		// The server ended this response stream without a result: this
+		// request failed, the connection is fine.
+		return messages.Errorf(messages.KindDisconnected, c.server, "the server ended the response stream without a result")
+	}
+	if slot != nil && err != nil && err.Error() == "unexpected nil response" {
+		// mcp-go's words for a response stream that broke off (a read
+		// error) before the result: say that instead.
+		err = fmt.Errorf("%w: %w", errStreamBroke, err)
+	}
+	if slot != nil { // nil on stdio and sockets
+		if s := slot.status.Load(); s >= 400 {
+			err = fmt.Errorf("%w: %w", &statusError{int(s)}, err)
+		}
+	}
+	e := c.classify(messages.KindDisconnected, err)
+	if c.kind == messages.TransportHTTP || c.kind == messages.TransportSSE {
+		if e.Kind == messages.KindDisconnected || errors.Is(err, errHTTPUnreachable(err)) {
+			c.lost(err)
+		}
+	}
+	return e
+}
+
+// errHTTPUnreachable returns err itself when it says the server cannot be
+// reached at all (so errors.Is matches), and a sentinel that matches nothing
+// otherwise.
+func errHTTPUnreachable(err error) error {
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return err
+	}
+	return errNever
+}
+
+var errNever = errors.New("transports: never")
