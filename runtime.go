@@ -95,7 +95,11 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 			ServerRequests: rt.client.serve, Capabilities: rt.client.capabilities()}
 		dialer = rt.dialer
 	}
-	rt.authorizers = buildAuthorizers(eff, opts, rt.host)
+	var secrets func(ctx context.Context, server, field, value string) (string, error)
+	if rt.dialer != nil {
+		secrets = rt.dialer.SecretValue
+	}
+	rt.authorizers = buildAuthorizers(eff, opts, rt.host, secrets)
 	if rt.dialer != nil {
 		rt.dialer.HTTPAuth = rt.httpAuth
 	}

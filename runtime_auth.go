@@ -2,6 +2,7 @@ package mcprt
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sort"
 	"strings"
@@ -33,7 +34,7 @@ type AuthOptions struct {
 }
 
 // buildAuthorizers makes one Authorizer per OAuth server.
-func buildAuthorizers(eff *config.Effective, opts Options, host *hostCalls) map[string]*auth.Authorizer {
+func buildAuthorizers(eff *config.Effective, opts Options, host *hostCalls, secrets func(ctx context.Context, server, field, value string) (string, error)) map[string]*auth.Authorizer {
 	out := map[string]*auth.Authorizer{}
 	store := opts.Auth.Store
 	if store == nil {
@@ -68,23 +69,29 @@ func buildAuthorizers(eff *config.Effective, opts Options, host *hostCalls) map[
 			Interactive: opts.Auth.Interactive || eff.Settings.AutoAuth || named,
 			Clock:       opts.Clock, Progress: notify,
 		}
+		if secrets != nil {
+			out[s.Name].Secrets = func(ctx context.Context, field, value string) (string, error) {
+				return secrets(ctx, name, field, value)
+			}
+		}
 	}
 	return out
 }
 
 // SettingsFromConfig converts a configuration oauth block. A clientSecret
-// written "!!value" is the literal "!value".
+// written "!!value" is the literal "!value"; "!command" is run each time
+// the client authenticates (through the dialer's secret runner).
 func SettingsFromConfig(o config.OAuth) auth.Settings {
-	secret, problem := o.ClientSecret, ""
+	secret, command := o.ClientSecret, ""
 	switch {
 	case strings.HasPrefix(secret, "!!"):
 		secret = secret[1:]
 	case strings.HasPrefix(secret, "!"):
-		secret, problem = "", "oauth.clientSecret as a !command is not supported yet; give the value"
+		secret, command = "", secret[1:]
 	}
 	return auth.Settings{
-		Grant: o.GrantType, ClientID: o.ClientID, ClientSecret: secret, Scope: o.Scope,
-		RedirectURI: o.RedirectURI, ClientName: o.ClientName, ClientURI: o.ClientURI, Problem: problem,
+		Grant: o.GrantType, ClientID: o.ClientID, ClientSecret: secret, ClientSecretCommand: command, Scope: o.Scope,
+		RedirectURI: o.RedirectURI, ClientName: o.ClientName, ClientURI: o.ClientURI,
 	}
 }
 
@@ -109,4 +116,54 @@ func (rt *Runtime) AuthServers() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// authActions gives the mcp tool's auth-start and auth-complete to the
+// servers' authorizers.
+type authActions struct{ rt *Runtime }
+
+func (x authActions) authorizer(server string) (*auth.Authorizer, *messages.Error) {
+	a := x.rt.authorizers[server]
+	if a == nil {
+		return nil, messages.Errorf(messages.KindInvalidArgs, server, "server does not use OAuth (set auth \"oauth\" or an oauth block)")
+	}
+	return a, nil
+}
+
+// Start implements tools.AuthActions.
+func (x authActions) Start(ctx context.Context, server string) (string, *messages.Error) {
+	a, e := x.authorizer(server)
+	if e != nil {
+		return "", e
+	}
+	u, err := a.StartHeadless(ctx)
+	if err != nil {
+		return "", authError(server, err)
+	}
+	return u, nil
+}
+
+// Complete implements tools.AuthActions. On success the server is
+// connected at once with the new token.
+func (x authActions) Complete(ctx context.Context, server, pasted string) *messages.Error {
+	a, e := x.authorizer(server)
+	if e != nil {
+		return e
+	}
+	if err := a.CompleteHeadless(ctx, pasted); err != nil {
+		return authError(server, err)
+	}
+	// Forget the remembered auth_required failure: connect with the token.
+	if _, err := x.rt.Connect(ctx, server, true); err != nil {
+		return authError(server, err)
+	}
+	return nil
+}
+
+func authError(server string, err error) *messages.Error {
+	var me *messages.Error
+	if errors.As(err, &me) {
+		return me
+	}
+	return &messages.Error{Kind: messages.KindAuthRequired, Server: server, Message: err.Error()}
 }

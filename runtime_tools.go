@@ -75,7 +75,9 @@ func withCatalog(servers []actors.ServerConfig, eff *config.Effective, cache str
 // not be registered, and starts the background listing of servers whose
 // direct tools have no cached metadata yet.
 func (r *Runtime) buildTools(ctx context.Context, opts Options, eff *config.Effective) {
-	r.mcp = tools.NewMCP(r.sys, toolOptions(opts, eff))
+	topts := toolOptions(opts, eff)
+	topts.Auth = authActions{r}
+	r.mcp = tools.NewMCP(r.sys, topts)
 	r.events = tools.NewEvents(r.sys.Events())
 	r.hostTools = opts.HostTools
 	r.settings = eff.Settings

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
@@ -44,11 +45,17 @@ type Authorizer struct {
 	Transport http.RoundTripper
 	// Progress, when set, hears what the flow is doing (never secrets).
 	Progress func(msg string)
+	// Secrets resolves Settings.ClientSecretCommand (given as "!command")
+	// when the client authenticates; nil refuses such settings.
+	Secrets func(ctx context.Context, field, value string) (string, error)
 
 	mu     sync.Mutex
 	loaded bool
 	rec    Record
-	flows  int
+	flows  atomic.Int32
+
+	hmu      sync.Mutex
+	headless *headlessFlow // guarded by hmu: the auth-start flow waiting for auth-complete
 }
 
 func (a *Authorizer) now() time.Time { return clock.Or(a.Clock).Now() }
@@ -134,15 +141,32 @@ func (a *Authorizer) save() error {
 }
 
 // client is the stored client with the settings' secret restored.
-func (a *Authorizer) client() Client {
+func (a *Authorizer) client(s Settings) Client {
 	if a.rec.Client == nil {
-		return Client{ID: a.Settings.ClientID, Secret: a.Settings.ClientSecret, AuthMethod: AuthNone}
+		return Client{ID: s.ClientID, Secret: s.ClientSecret, AuthMethod: AuthNone}
 	}
 	c := *a.rec.Client
-	if !c.Registered && c.ID == a.Settings.ClientID {
-		c.Secret = a.Settings.ClientSecret
+	if !c.Registered && c.ID == s.ClientID {
+		c.Secret = s.ClientSecret
 	}
 	return c
+}
+
+// settings returns the settings with the client secret's command run.
+func (a *Authorizer) settings(ctx context.Context) (Settings, error) {
+	s := a.Settings
+	if s.ClientSecretCommand == "" {
+		return s, nil
+	}
+	if a.Secrets == nil {
+		return s, errors.New("the client secret is a command, and nothing here may run it")
+	}
+	v, err := a.Secrets(ctx, "oauth.clientSecret", "!"+s.ClientSecretCommand)
+	if err != nil {
+		return s, err
+	}
+	s.ClientSecret, s.ClientSecretCommand = v, ""
+	return s, nil
 }
 
 // Current returns the access token to send, refreshing it first when it
@@ -176,7 +200,11 @@ func (a *Authorizer) tryRefresh(ctx context.Context) error {
 	if a.rec.Client != nil {
 		issuer = a.rec.Client.Issuer
 	}
-	nt, err := refresh(ctx, a.httpClient(), t, a.client(), a.Settings, issuer, a.now())
+	s, err := a.settings(ctx)
+	if err != nil {
+		return err
+	}
+	nt, err := refresh(ctx, a.httpClient(), t, a.client(s), s, issuer, a.now())
 	if err != nil {
 		a.rec.Token.RefreshToken = "" // do not try it again
 		_ = a.save()
@@ -227,63 +255,8 @@ func (a *Authorizer) Login(ctx context.Context, ch Challenge) error {
 	return nil
 }
 
-// authorize runs discovery and the configured grant; a.mu is held.
-func (a *Authorizer) authorize(ctx context.Context, ch Challenge) error {
-	if err := a.Settings.Check(); err != nil {
-		return err
-	}
-	hc := a.httpClient()
-	a.progress("discovering the authorization server")
-	d, err := Discover(ctx, hc, a.URL, ch)
-	if err != nil {
-		return err
-	}
-	granted := ""
-	if a.rec.Token != nil {
-		granted = a.rec.Token.Scope
-	}
-	scope := chooseScope(ch, d, a.Settings.Scope, granted)
-	a.flows++
-	var tok *Token
-	var client *Client
-	switch a.Settings.grant() {
-	case GrantClientCredentials:
-		a.progress("requesting a token (client credentials)")
-		tok, err = clientCredentials(ctx, hc, d, a.Settings, scope, a.now())
-	case GrantJWTBearer:
-		a.progress("requesting a token (cross-app access)")
-		tok, err = crossApp(ctx, hc, d, a.Settings, scope, a.now())
-	default:
-		a.progress("waiting for the authorization in the browser")
-		tok, client, err = codeFlow(ctx, hc, a.Receiver, d, a.Settings, a.rec.Client, scope, a.now)
-	}
-	if err != nil {
-		return err
-	}
-	if tok.Scope == "" {
-		tok.Scope = scope // RFC 6749 §5.1: omitted means as requested
-	}
-	tok.Resource = d.Resource
-	if client == nil {
-		client = &Client{ID: a.Settings.ClientID, Issuer: d.Server.Issuer}
-		if len(a.Settings.PrivateKeyPEM) > 0 {
-			client.AuthMethod = AuthPrivateKeyJWT
-		}
-	}
-	a.rec.Token, a.rec.Client = tok, client
-	if err := a.save(); err != nil {
-		return fmt.Errorf("the token could not be stored in the %s: %w", a.store().Name(), err)
-	}
-	a.progress("authorized")
-	return nil
-}
-
 // Flows counts the authorizations run (for status and tests).
-func (a *Authorizer) Flows() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.flows
-}
+func (a *Authorizer) Flows() int { return int(a.flows.Load()) }
 
 // Granted returns the granted scope of the current token.
 func (a *Authorizer) Granted() string {

@@ -72,7 +72,7 @@ func TestKeyringStoreFailsClosed(t *testing.T) {
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
 	k := KeyringStore{Service: "mcprt-oauth-test"}
 	err := k.Save("srv", &Record{URL: "https://h/mcp", Token: &Token{AccessToken: "tok-SENTINEL"}})
-	if err == nil || !strings.Contains(err.Error(), "memory store or an encrypted file") || strings.Contains(err.Error(), "SENTINEL") {
+	if err == nil || !strings.Contains(err.Error(), "--oauth-store memory or --oauth-store file") || strings.Contains(err.Error(), "SENTINEL") {
 		t.Fatalf("err %v", err)
 	}
 }

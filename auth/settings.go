@@ -27,6 +27,10 @@ type Settings struct {
 	// ClientID and ClientSecret name a pre-registered client.
 	ClientID     string
 	ClientSecret string
+	// ClientSecretCommand, when set, is a command whose output is the
+	// client secret, run (through Authorizer.Secrets) each time the
+	// client authenticates; the configuration's "!command" values.
+	ClientSecretCommand string
 	// Scope is requested when the server's challenge names none.
 	Scope string
 	// RedirectURI is the exact loopback redirect URI of a pre-registered
@@ -57,7 +61,7 @@ type Settings struct {
 // String names the grant and which fields are set, never their values.
 func (s Settings) String() string {
 	return fmt.Sprintf("auth.Settings{grant %s, client id set %t, secret set %t, key set %t}",
-		s.grant(), s.ClientID != "", s.ClientSecret != "", len(s.PrivateKeyPEM) > 0)
+		s.grant(), s.ClientID != "", s.ClientSecret != "" || s.ClientSecretCommand != "", len(s.PrivateKeyPEM) > 0)
 }
 
 // GoString redacts like String.
@@ -81,7 +85,7 @@ func (s Settings) Check() error {
 		if s.ClientID == "" {
 			return errors.New("the client_credentials grant needs a client id")
 		}
-		if s.ClientSecret == "" && len(s.PrivateKeyPEM) == 0 {
+		if s.ClientSecret == "" && s.ClientSecretCommand == "" && len(s.PrivateKeyPEM) == 0 {
 			return errors.New("the client_credentials grant needs a client secret or a private key")
 		}
 	case GrantJWTBearer:

@@ -141,5 +141,5 @@ func (k KeyringStore) Delete(server string) error {
 // what was being stored).
 func unavailable(err error) error {
 	_ = err
-	return fmt.Errorf("%w: the OS keyring refused the request (is a Secret Service, Keychain or Credential Manager running and unlocked?); use the memory store or an encrypted file instead", ErrStoreUnavailable)
+	return fmt.Errorf("%w: the OS keyring refused the request (is a Secret Service, Keychain or Credential Manager running and unlocked?); choose another store (the CLI: --oauth-store memory or --oauth-store file)", ErrStoreUnavailable)
 }

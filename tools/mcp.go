@@ -35,7 +35,7 @@ var mcpInputSchema = json.RawMessage(`{
     "limit": {"type": "integer", "minimum": 1, "description": "Search results per page (default 12)"},
     "offset": {"type": "integer", "minimum": 0, "description": "Search results to skip"},
     "server": {"type": "string", "description": "List this server's tools (or narrow a search to it)"},
-    "action": {"type": "string", "description": "A special action; none is supported by this runtime yet"}
+    "action": {"type": "string", "enum": ["auth-start", "auth-complete"], "description": "OAuth for a server with no browser here: auth-start (with server) returns the URL to open; auth-complete (with server, args {redirectUrl} or {code}) finishes it"}
   },
   "additionalProperties": false
 }`)
@@ -86,6 +86,9 @@ type Options struct {
 	ProgressTokens  bool
 	ResultsMaxBytes int64
 	ResultsMaxAge   time.Duration
+	// Auth runs the auth-start and auth-complete actions (mcp_auth.go);
+	// nil refuses them.
+	Auth AuthActions
 }
 
 // SkippedServer is a configured server that was dropped, and why.
@@ -234,7 +237,7 @@ func hasArgs(a *mcpArgs) bool { return len(a.Args) > 0 && string(a.Args) != "nul
 func (m *MCP) dispatch(ctx context.Context, a *mcpArgs) Result {
 	switch {
 	case a.Action != "":
-		return failure(messages.Errorf(messages.KindInvalidArgs, "", "action %s is not supported by this runtime", quote(a.Action)))
+		return m.action(ctx, a)
 	case a.Tool != "":
 		return m.call(ctx, a.Tool, a.Args)
 	case hasArgs(a):
@@ -259,7 +262,7 @@ func (m *MCP) dispatch(ctx context.Context, a *mcpArgs) Result {
 func (m *MCP) connects(a *mcpArgs) bool {
 	switch {
 	case a.Action != "":
-		return false
+		return a.Action == "auth-start" || a.Action == "auth-complete" // they need the live runtime
 	case a.Tool != "":
 		return true
 	case hasArgs(a):
