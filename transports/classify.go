@@ -33,11 +33,16 @@ func (c *connInfo) classify(kind messages.ErrorKind, err error) *messages.Error 
 	var oauthErr *transport.OAuthAuthorizationRequiredError
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
+	var originErr *crossOriginError
 	switch {
 	case errors.Is(err, context.Canceled):
 		e.Kind, e.Message = messages.KindAborted, "cancelled"
 	case errors.Is(err, ErrFrameTooLarge):
 		e.Kind, e.Message = messages.KindProtocol, "server sent a message over the 16 MiB limit; the connection was closed"
+	case errors.As(err, &originErr):
+		e.Kind, e.Message = messages.KindConnectFailed, originErr.Error()
+	case errors.Is(err, errTooManyRedirects):
+		e.Kind, e.Message = messages.KindConnectFailed, fmt.Sprintf("the server redirected more than %d times", maxRedirects)
 	case errors.Is(err, errStreamBroke):
 		e.Kind, e.Message = messages.KindDisconnected, "the server's response stream broke off before its result"
 	case errors.Is(err, ErrNotJSON):

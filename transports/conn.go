@@ -54,11 +54,13 @@ type conn struct {
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
-	ops     map[messages.OpID]*opState
-	open    bool  // DialResult was delivered
-	ended   bool  // the transport stopped by itself
-	endErr  error // why it stopped
-	closing bool
+	ops    map[messages.OpID]*opState
+	open   bool  // DialResult was delivered
+	ended  bool  // the transport stopped by itself
+	endErr error // why it stopped
+	// originErr: the legacy SSE endpoint was announced on another origin.
+	originErr error
+	closing   bool
 
 	// noteMu orders notifications with the DialResult and ConnClosed:
 	// those that arrive before the DialResult is delivered wait in early,

@@ -28,6 +28,11 @@ type limitedTransport struct {
 	// streams as it is read, so frames after it are late (the legacy GET
 	// stream carries responses and notifications in one order).
 	router *router
+	// legacy marks a legacy HTTP+SSE connection: its GET stream's
+	// endpoint event is checked for the origin (checkEndpoint), and fail
+	// hears of one on another origin.
+	legacy bool
+	fail   func(error)
 }
 
 func (t *limitedTransport) RoundTrip(req *http.Request) (resp *http.Response, err error) {
@@ -53,7 +58,11 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (resp *http.Response, er
 	}
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if media == "text/event-stream" {
-		resp.Body = &sseTap{rc: resp.Body, limit: MaxFrame + sseFraming, owner: t, slot: slot}
+		tap := &sseTap{rc: resp.Body, limit: MaxFrame + sseFraming, owner: t, slot: slot}
+		if t.legacy && req.Method == http.MethodGet {
+			tap.base = req.URL
+		}
+		resp.Body = tap
 	} else {
 		resp.Body = &bodyLimitReader{rc: resp.Body, left: MaxFrame + 1, owner: t}
 	}

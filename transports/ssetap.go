@@ -3,6 +3,7 @@ package transports
 import (
 	"bytes"
 	"io"
+	"net/url"
 	"sync"
 )
 
@@ -24,6 +25,7 @@ type sseTap struct {
 	limit int
 	owner *limitedTransport
 	slot  *statusSlot // nil for the legacy GET stream
+	base  *url.URL    // the legacy GET stream's URL: endpoint events are checked against it
 
 	mu   sync.Mutex // Read and Close may race when a context ends
 	in   []byte     // read, not yet split into events
@@ -101,6 +103,13 @@ func (s *sseTap) split() {
 			return
 		}
 		ev := s.in[:end]
+		if err := checkEndpoint(ev, s.base); err != nil {
+			s.err = err
+			if s.owner.fail != nil {
+				s.owner.fail(err)
+			}
+			return
+		}
 		if !s.claimed(ev) {
 			s.out = append(s.out, ev...)
 		}
