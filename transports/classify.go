@@ -50,7 +50,7 @@ func (c *connInfo) classify(kind messages.ErrorKind, err error) *messages.Error 
 	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.Is(err, transport.ErrUnauthorized):
 		e.Kind, e.Message = messages.KindAuthRequired, "server requires authorization (HTTP 401)"
 	case errors.Is(err, transport.ErrSessionTerminated):
-		e.Kind, e.Message = messages.KindDisconnected, "server ended the HTTP session (404)"
+		e.Kind, e.Message = messages.KindDisconnected, "the server lost the session (HTTP 404); the next request starts a new one"
 	case errors.As(err, &dnsErr):
 		e.Message = fmt.Sprintf("cannot resolve the host of the %s", c.fieldLabel())
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -68,7 +68,7 @@ func (c *connInfo) classify(kind messages.ErrorKind, err error) *messages.Error 
 	default:
 		e.Message = c.scrub(err.Error())
 	}
-	if status := c.statusOf(err); status >= 400 && e.Kind != messages.KindAuthRequired {
+	if status := c.statusOf(err); status >= 400 && e.Kind != messages.KindAuthRequired && !errors.Is(err, transport.ErrSessionTerminated) {
 		e.Message = fmt.Sprintf("server answered HTTP %d", status)
 	}
 	return e
