@@ -73,6 +73,7 @@ type conn struct {
 	opsWG     sync.WaitGroup
 	closeOnce sync.Once
 	released  atomic.Bool
+	maxOp     atomic.Uint64 // the highest operation id sent (see sentID)
 }
 
 type opState struct {
@@ -122,6 +123,9 @@ func (c *conn) Send(op messages.Op) {
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	st := &opState{cancel: cancel, reqID: c.ids.forOp(op.ID)}
+	if uint64(op.ID) > c.maxOp.Load() {
+		c.maxOp.Store(uint64(op.ID)) // under mu: Sends are ordered
+	}
 	c.ops[op.ID] = st
 	c.opsWG.Add(1)
 	c.mu.Unlock()
@@ -200,7 +204,7 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 	if perr != nil {
 		return messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: perr}
 	}
-	slot := &statusSlot{sent: st.sent}
+	slot := &statusSlot{sent: st.sent, reqID: st.reqID.Value().(string), foreign: c.foreignResponse, unknown: c.unknownResponse}
 	resp, err := c.tr.SendRequest(withSlot(ctx, slot), req)
 	res := c.outcome(op, st, resp, err, slot)
 	if res.Err != nil && res.Err.Kind == messages.KindAborted {

@@ -24,6 +24,10 @@ func (c *conn) outcome(op messages.Op, st *opState, resp *transport.JSONRPCRespo
 	case err == nil && resp.Error != nil && c.sessionLost(slot, resp.Error.Message):
 		res.Err = messages.Errorf(messages.KindDisconnected, c.server, "the server lost the session (HTTP 400: no valid session ID); the next request starts a new one")
 		c.lost(res.Err)
+	case err == nil && slot != nil && !sameID(resp, st):
+		// A single JSON answer for a request this one is not.
+		c.unknownResponse()
+		res.Err = messages.Errorf(messages.KindProtocol, c.server, "the server answered with a response to a request it was not sent")
 	case err == nil && resp.Error != nil:
 		res.Err = c.rpcError(resp.Error)
 	case err == nil:
@@ -109,4 +113,14 @@ func (c *conn) sessionLost(slot *statusSlot, message string) bool {
 		return false
 	}
 	return strings.Contains(strings.ToLower(message), "no valid session id")
+}
+
+// sameID reports whether resp answers st's request. An error with a null
+// id answers it too: JSON-RPC's answer to a request whose id the server
+// could not read.
+func sameID(resp *transport.JSONRPCResponse, st *opState) bool {
+	if resp == nil {
+		return false
+	}
+	return resp.ID.String() == st.reqID.String() || (resp.ID.IsNil() && resp.Error != nil)
 }

@@ -242,7 +242,7 @@ func (c *conn) openStdio() error {
 	c.proc = p
 	c.kind = messages.TransportStdio
 	c.lc = newLineConn(p.stdout, p.stdin, c.onNotification, c.onReadEnd)
-	c.lc.onWriteFail = c.onWriteFail
+	c.lc.onWriteFail, c.lc.onUnmatched = c.onWriteFail, c.onLineResponse
 	c.tr = c.lc
 	return nil
 }
@@ -256,7 +256,7 @@ func (c *conn) openSocket(ctx context.Context) error {
 	c.sock = nc
 	c.kind = messages.TransportSocket
 	c.lc = newLineConn(nc, nc.(*net.UnixConn), c.onNotification, c.onReadEnd)
-	c.lc.onWriteFail = c.onWriteFail
+	c.lc.onWriteFail, c.lc.onUnmatched = c.onWriteFail, c.onLineResponse
 	c.tr = c.lc
 	return nil
 }
@@ -266,7 +266,8 @@ func (c *conn) openHTTP(legacySSE bool) error {
 	// Concurrent calls each hold one keep-alive connection; keeping only
 	// the default 2 idle would make every burst dial anew.
 	base.MaxIdleConnsPerHost = maxIdlePerHost
-	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, legacy: legacySSE, fail: c.originFailed}
+	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, legacy: legacySSE, fail: c.originFailed,
+		foreign: c.foreignResponse, unknown: c.unknownResponse}
 	client := &http.Client{Transport: c.http, CheckRedirect: checkRedirect}
 	headers := c.endpoint.Headers
 	if legacySSE {

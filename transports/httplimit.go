@@ -33,6 +33,10 @@ type limitedTransport struct {
 	// hears of one on another origin.
 	legacy bool
 	fail   func(error)
+	// foreign and unknown judge and count responses on streams without a
+	// statusSlot (the legacy GET stream): see unknown.go.
+	foreign func(ev []byte, want string) bool
+	unknown func()
 }
 
 func (t *limitedTransport) RoundTrip(req *http.Request) (resp *http.Response, err error) {

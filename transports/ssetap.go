@@ -77,6 +77,28 @@ func (s *sseTap) Read(p []byte) (n int, err error) {
 
 func (s *sseTap) Close() error { return s.rc.Close() }
 
+// foreign reports (and counts) a response event this stream must not
+// hand to mcp-go: on a POST's stream one for another request, on the
+// legacy GET stream one for a request never sent.
+func (s *sseTap) foreign(ev []byte) bool {
+	var drop bool
+	switch {
+	case s.slot != nil && s.slot.foreign != nil:
+		drop = s.slot.foreign(ev, s.slot.reqID)
+	case s.slot == nil && s.owner.foreign != nil:
+		drop = s.owner.foreign(ev, "")
+	}
+	if drop {
+		switch {
+		case s.slot != nil && s.slot.unknown != nil:
+			s.slot.unknown()
+		case s.owner.unknown != nil:
+			s.owner.unknown()
+		}
+	}
+	return drop
+}
+
 // tooLarge fails the stream: an event is over the limit.
 func (s *sseTap) tooLarge() {
 	s.owner.violation.Store(true)
@@ -110,7 +132,9 @@ func (s *sseTap) split() {
 			}
 			return
 		}
-		if !s.claimed(ev) {
+		if s.foreign(ev) {
+			// A response this stream must not carry: dropped, counted.
+		} else if !s.claimed(ev) {
 			s.out = append(s.out, ev...)
 		}
 		s.in = s.in[end:]
