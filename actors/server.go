@@ -139,6 +139,8 @@ func (s *serverActor) dispatch(c actor.Context, msg any) {
 		s.connClosed(m)
 	case messages.LateFrame:
 		s.ext.late++
+	case messages.UnknownResponse:
+		s.ext.unknown++
 	case lifeTimer:
 		if m.incarnation == s.inc {
 			s.exec(s.life.Fire(s.now(), m.kind, m.token))

@@ -110,19 +110,20 @@ func (s *serverActor) finishQuiet(o *op, err *messages.Error) {
 func (s *serverActor) status() messages.ServerStatus {
 	now := s.now()
 	st := messages.ServerStatus{
-		Name:            s.cfg.Name,
-		State:           s.life.State(now),
-		Lifecycle:       s.cfg.Policy.Mode.String(),
-		Transport:       s.info.Transport,
-		ProtocolVersion: s.info.ProtocolVersion,
-		Generation:      s.life.Gen(),
-		ToolCount:       s.tools,
-		Leases:          s.life.Leases(),
-		FailedAt:        s.life.FailedAt(now),
-		LastError:       s.life.LastError(),
-		Instructions:    s.info.Instructions,
-		Restarts:        s.restarts,
-		LateFrames:      s.ext.late,
+		Name:             s.cfg.Name,
+		State:            s.life.State(now),
+		Lifecycle:        s.cfg.Policy.Mode.String(),
+		Transport:        s.info.Transport,
+		ProtocolVersion:  s.info.ProtocolVersion,
+		Generation:       s.life.Gen(),
+		ToolCount:        s.tools,
+		Leases:           s.life.Leases(),
+		FailedAt:         s.life.FailedAt(now),
+		LastError:        s.life.LastError(),
+		Instructions:     s.info.Instructions,
+		Restarts:         s.restarts,
+		LateFrames:       s.ext.late,
+		UnknownResponses: s.ext.unknown,
 	}
 	if s.catErr != nil && s.life.Connected(s.catErrGen) {
 		st.CatalogError = s.catErr

@@ -62,6 +62,7 @@ type extState struct {
 	sessions  map[*actor.PID]uint64 // session actor -> bound generation
 	observers map[messages.Token]*observer
 	late      uint64 // stream frames dropped after their stream ended
+	unknown   uint64 // responses whose id was never sent, ignored
 }
 
 func (s *serverActor) bind(c actor.Context, m *bindSession) {

@@ -153,6 +153,14 @@ type ConnClosed struct {
 	Err    *Error
 }
 
+// UnknownResponse says a response arrived whose id the connection never
+// sent (or, on a Streamable HTTP request's own stream, another request's
+// id): it was ignored, and is counted (ServerStatus.UnknownResponses).
+type UnknownResponse struct {
+	Server string
+	Gen    uint64
+}
+
 // LateFrame says a stream notification arrived after its stream had
 // ended: it was dropped, and is counted (ServerStatus.LateFrames).
 type LateFrame struct {

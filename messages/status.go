@@ -78,4 +78,7 @@ type ServerStatus struct {
 	// LateFrames counts protocol-extension stream notifications that
 	// arrived after their stream had ended and were dropped.
 	LateFrames uint64
+	// UnknownResponses counts responses whose id the connection never
+	// sent; they were ignored.
+	UnknownResponses uint64
 }

@@ -33,11 +33,16 @@ func (c *connInfo) classify(kind messages.ErrorKind, err error) *messages.Error 
 	var oauthErr *transport.OAuthAuthorizationRequiredError
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
+	var originErr *crossOriginError
 	switch {
 	case errors.Is(err, context.Canceled):
 		e.Kind, e.Message = messages.KindAborted, "cancelled"
 	case errors.Is(err, ErrFrameTooLarge):
 		e.Kind, e.Message = messages.KindProtocol, "server sent a message over the 16 MiB limit; the connection was closed"
+	case errors.As(err, &originErr):
+		e.Kind, e.Message = messages.KindConnectFailed, originErr.Error()
+	case errors.Is(err, errTooManyRedirects):
+		e.Kind, e.Message = messages.KindConnectFailed, fmt.Sprintf("the server redirected more than %d times", maxRedirects)
 	case errors.Is(err, errStreamBroke):
 		e.Kind, e.Message = messages.KindDisconnected, "the server's response stream broke off before its result"
 	case errors.Is(err, ErrNotJSON):
@@ -45,7 +50,7 @@ func (c *connInfo) classify(kind messages.ErrorKind, err error) *messages.Error 
 	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.Is(err, transport.ErrUnauthorized):
 		e.Kind, e.Message = messages.KindAuthRequired, "server requires authorization (HTTP 401)"
 	case errors.Is(err, transport.ErrSessionTerminated):
-		e.Kind, e.Message = messages.KindDisconnected, "server ended the HTTP session (404)"
+		e.Kind, e.Message = messages.KindDisconnected, "the server lost the session (HTTP 404); the next request starts a new one"
 	case errors.As(err, &dnsErr):
 		e.Message = fmt.Sprintf("cannot resolve the host of the %s", c.fieldLabel())
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -63,7 +68,7 @@ func (c *connInfo) classify(kind messages.ErrorKind, err error) *messages.Error 
 	default:
 		e.Message = c.scrub(err.Error())
 	}
-	if status := c.statusOf(err); status >= 400 && e.Kind != messages.KindAuthRequired {
+	if status := c.statusOf(err); status >= 400 && e.Kind != messages.KindAuthRequired && !errors.Is(err, transport.ErrSessionTerminated) {
 		e.Message = fmt.Sprintf("server answered HTTP %d", status)
 	}
 	return e

@@ -57,11 +57,13 @@ type conn struct {
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
-	ops     map[messages.OpID]*opState
-	open    bool  // DialResult was delivered
-	ended   bool  // the transport stopped by itself
-	endErr  error // why it stopped
-	closing bool
+	ops    map[messages.OpID]*opState
+	open   bool  // DialResult was delivered
+	ended  bool  // the transport stopped by itself
+	endErr error // why it stopped
+	// originErr: the legacy SSE endpoint was announced on another origin.
+	originErr error
+	closing   bool
 
 	// noteMu orders notifications with the DialResult and ConnClosed:
 	// those that arrive before the DialResult is delivered wait in early,
@@ -74,6 +76,7 @@ type conn struct {
 	opsWG     sync.WaitGroup
 	closeOnce sync.Once
 	released  atomic.Bool
+	maxOp     atomic.Uint64 // the highest operation id sent (see sentID)
 }
 
 type opState struct {
@@ -152,6 +155,9 @@ func (c *conn) Send(op messages.Op) {
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	st := &opState{cancel: cancel, reqID: c.ids.forOp(op.ID)}
+	if uint64(op.ID) > c.maxOp.Load() {
+		c.maxOp.Store(uint64(op.ID)) // under mu: Sends are ordered
+	}
 	c.ops[op.ID] = st
 	c.opsWG.Add(1)
 	c.mu.Unlock()
@@ -230,7 +236,7 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 	if perr != nil {
 		return messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: perr}
 	}
-	slot := &statusSlot{sent: st.sent}
+	slot := &statusSlot{sent: st.sent, reqID: st.reqID.Value().(string), foreign: c.foreignResponse, unknown: c.unknownResponse}
 	resp, err := c.tr.SendRequest(withSlot(ctx, slot), req)
 	res := c.outcome(op, st, resp, err, slot)
 	if res.Err != nil && res.Err.Kind == messages.KindAborted {

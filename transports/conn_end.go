@@ -295,6 +295,11 @@ type statusSlot struct {
 	// then only says "unexpected nil response").
 	tooLarge atomic.Bool
 	sent     func()
+	// reqID is the request's JSON-RPC id: a response of another id on its
+	// stream is dropped (foreign decides) and counted (unknown).
+	reqID   string
+	foreign func(ev []byte, want string) bool
+	unknown func()
 }
 
 type statusKey struct{}

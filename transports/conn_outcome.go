@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
@@ -19,6 +21,13 @@ func (c *conn) outcome(op messages.Op, st *opState, resp *transport.JSONRPCRespo
 	switch {
 	case serverCancelled && (err != nil || resp == nil):
 		res.ServerCancelled = true
+	case err == nil && resp.Error != nil && c.sessionLost(slot, resp.Error.Message):
+		res.Err = messages.Errorf(messages.KindDisconnected, c.server, "the server lost the session (HTTP 400: no valid session ID); the next request starts a new one")
+		c.lost(res.Err)
+	case err == nil && slot != nil && !sameID(resp, st):
+		// A single JSON answer for a request this one is not.
+		c.unknownResponse()
+		res.Err = messages.Errorf(messages.KindProtocol, c.server, "the server answered with a response to a request it was not sent")
 	case err == nil && resp.Error != nil:
 		res.Err = c.rpcError(resp.Error)
 	case err == nil:
@@ -92,3 +101,26 @@ func errHTTPUnreachable(err error) error {
 }
 
 var errNever = errors.New("transports: never")
+
+// sessionLost reports whether a Streamable HTTP POST's error answer means
+// the server no longer knows the session the request carried: the
+// TypeScript SDK answers such a POST with HTTP 400 and "No valid session
+// ID" (the spec's 404 comes as transport.ErrSessionTerminated instead).
+// Only POSTs are judged: a GET stream refused with 400, 404 or 405 means
+// the server offers no GET stream, never a lost session.
+func (c *conn) sessionLost(slot *statusSlot, message string) bool {
+	if slot == nil || c.kind != messages.TransportHTTP || slot.status.Load() != http.StatusBadRequest || c.tr.GetSessionId() == "" {
+		return false
+	}
+	return strings.Contains(strings.ToLower(message), "no valid session id")
+}
+
+// sameID reports whether resp answers st's request. An error with a null
+// id answers it too: JSON-RPC's answer to a request whose id the server
+// could not read.
+func sameID(resp *transport.JSONRPCResponse, st *opState) bool {
+	if resp == nil {
+		return false
+	}
+	return resp.ID.String() == st.reqID.String() || (resp.ID.IsNil() && resp.Error != nil)
+}

@@ -207,10 +207,30 @@ func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messag
 // start starts the transport and negotiates the protocol.
 func (c *conn) start(ctx context.Context, pv string) (messages.ServerInfo, error) {
 	if err := c.tr.Start(c.ctx); err != nil {
+		if oe := c.originError(); oe != nil {
+			return messages.ServerInfo{}, oe
+		}
 		return messages.ServerInfo{}, c.withStatus(err)
 	}
 	info, err := handshake(ctx, c.tr, c.ids, pv, c.sess)
 	return info, c.withStatus(err)
+}
+
+// originFailed records that a legacy SSE server announced its message
+// endpoint on another origin and ends the wait for it.
+func (c *conn) originFailed(err error) {
+	c.mu.Lock()
+	if c.originErr == nil {
+		c.originErr = err
+	}
+	c.mu.Unlock()
+	c.cancel()
+}
+
+func (c *conn) originError() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.originErr
 }
 
 // fallbackToSSE reports whether a failed Streamable HTTP handshake means the
@@ -238,7 +258,7 @@ func (c *conn) openStdio() error {
 	c.kind = messages.TransportStdio
 	c.lc = newLineConn(p.stdout, p.stdin, c.onNotification, c.onReadEnd)
 	c.lc.onServerRequest = c.sreq.serve
-	c.lc.onWriteFail = c.onWriteFail
+	c.lc.onWriteFail, c.lc.onUnmatched = c.onWriteFail, c.onLineResponse
 	c.tr = c.lc
 	return nil
 }
@@ -253,7 +273,7 @@ func (c *conn) openSocket(ctx context.Context) error {
 	c.kind = messages.TransportSocket
 	c.lc = newLineConn(nc, nc.(*net.UnixConn), c.onNotification, c.onReadEnd)
 	c.lc.onServerRequest = c.sreq.serve
-	c.lc.onWriteFail = c.onWriteFail
+	c.lc.onWriteFail, c.lc.onUnmatched = c.onWriteFail, c.onLineResponse
 	c.tr = c.lc
 	return nil
 }
@@ -263,8 +283,9 @@ func (c *conn) openHTTP(legacySSE bool) error {
 	// Concurrent calls each hold one keep-alive connection; keeping only
 	// the default 2 idle would make every burst dial anew.
 	base.MaxIdleConnsPerHost = maxIdlePerHost
-	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, serverRequest: c.sreq.serve}
-	client := &http.Client{Transport: c.d.wrapAuth(c.server, c.http)}
+	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, legacy: legacySSE, fail: c.originFailed,
+		foreign: c.foreignResponse, unknown: c.unknownResponse, serverRequest: c.sreq.serve}
+	client := &http.Client{Transport: c.d.wrapAuth(c.server, c.http), CheckRedirect: checkRedirect}
 	c.client = client
 	headers := c.endpoint.Headers
 	if legacySSE {

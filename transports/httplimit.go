@@ -33,6 +33,15 @@ type limitedTransport struct {
 	// the legacy GET stream), which is removed from what mcp-go reads: the
 	// runtime answers it, with no ceiling on how long a person takes.
 	serverRequest func(id json.RawMessage, method string, params json.RawMessage)
+	// legacy marks a legacy HTTP+SSE connection: its GET stream's
+	// endpoint event is checked for the origin (checkEndpoint), and fail
+	// hears of one on another origin.
+	legacy bool
+	fail   func(error)
+	// foreign and unknown judge and count responses on streams without a
+	// statusSlot (the legacy GET stream): see unknown.go.
+	foreign func(ev []byte, want string) bool
+	unknown func()
 }
 
 func (t *limitedTransport) RoundTrip(req *http.Request) (resp *http.Response, err error) {
@@ -58,7 +67,11 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (resp *http.Response, er
 	}
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if media == "text/event-stream" {
-		resp.Body = &sseTap{rc: resp.Body, limit: MaxFrame + sseFraming, owner: t, slot: slot}
+		tap := &sseTap{rc: resp.Body, limit: MaxFrame + sseFraming, owner: t, slot: slot}
+		if t.legacy && req.Method == http.MethodGet {
+			tap.base = req.URL
+		}
+		resp.Body = tap
 	} else {
 		resp.Body = &bodyLimitReader{rc: resp.Body, left: MaxFrame + 1, owner: t}
 	}

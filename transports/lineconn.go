@@ -40,6 +40,9 @@ type lineConn struct {
 	// onWriteFail, when set, hears of every failed write (the peer stopped
 	// reading, or Close closed the writer); set before Start.
 	onWriteFail func(err error)
+	// onUnmatched, when set, hears of every response whose id matched no
+	// pending request (raw id); set before Start.
+	onUnmatched func(rawID []byte)
 
 	wmu sync.Mutex // serialises frame writes
 
@@ -196,6 +199,8 @@ func (c *lineConn) handleLine(line []byte) error {
 		c.mu.Unlock()
 		if done != nil {
 			done(&transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: f.Result, Error: rpcErrorOf(f.Error)}, nil)
+		} else if c.onUnmatched != nil {
+			c.onUnmatched(f.ID)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package transports
 import (
 	"bytes"
 	"io"
+	"net/url"
 	"sync"
 )
 
@@ -24,6 +25,7 @@ type sseTap struct {
 	limit int
 	owner *limitedTransport
 	slot  *statusSlot // nil for the legacy GET stream
+	base  *url.URL    // the legacy GET stream's URL: endpoint events are checked against it
 
 	mu   sync.Mutex // Read and Close may race when a context ends
 	in   []byte     // read, not yet split into events
@@ -75,6 +77,28 @@ func (s *sseTap) Read(p []byte) (n int, err error) {
 
 func (s *sseTap) Close() error { return s.rc.Close() }
 
+// foreign reports (and counts) a response event this stream must not
+// hand to mcp-go: on a POST's stream one for another request, on the
+// legacy GET stream one for a request never sent.
+func (s *sseTap) foreign(ev []byte) bool {
+	var drop bool
+	switch {
+	case s.slot != nil && s.slot.foreign != nil:
+		drop = s.slot.foreign(ev, s.slot.reqID)
+	case s.slot == nil && s.owner.foreign != nil:
+		drop = s.owner.foreign(ev, "")
+	}
+	if drop {
+		switch {
+		case s.slot != nil && s.slot.unknown != nil:
+			s.slot.unknown()
+		case s.owner.unknown != nil:
+			s.owner.unknown()
+		}
+	}
+	return drop
+}
+
 // tooLarge fails the stream: an event is over the limit.
 func (s *sseTap) tooLarge() {
 	s.owner.violation.Store(true)
@@ -101,7 +125,16 @@ func (s *sseTap) split() {
 			return
 		}
 		ev := s.in[:end]
-		if !s.claimed(ev) {
+		if err := checkEndpoint(ev, s.base); err != nil {
+			s.err = err
+			if s.owner.fail != nil {
+				s.owner.fail(err)
+			}
+			return
+		}
+		if s.foreign(ev) {
+			// A response this stream must not carry: dropped, counted.
+		} else if !s.claimed(ev) {
 			s.out = append(s.out, ev...)
 		}
 		s.in = s.in[end:]

@@ -107,12 +107,21 @@ func FreePort(t testing.TB) int {
 // only through 127.0.0.1.
 func StartEverything(t testing.TB, mode string) string {
 	t.Helper()
-	js := EverythingJS(t)
 	port := FreePort(t)
+	StartEverythingAt(t, mode, port)
+	return fmt.Sprintf("http://127.0.0.1:%d", port)
+}
+
+// StartEverythingAt starts server-everything in mode on port and returns
+// its process (a test restarts a server on the same port by killing it
+// and starting another).
+func StartEverythingAt(t testing.TB, mode string, port int) *Proc {
+	t.Helper()
+	js := EverythingJS(t)
 	cmd := exec.Command(Node(t), js, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	start(t, cmd, func(line string) bool { return strings.Contains(line, fmt.Sprintf("port %d", port)) })
-	return fmt.Sprintf("http://127.0.0.1:%d", port)
+	p, _ := start(t, cmd, func(line string) bool { return strings.Contains(line, fmt.Sprintf("port %d", port)) })
+	return p
 }
 
 // TestServerEnv returns the environment that turns the running test binary
