@@ -33,7 +33,8 @@ var mcpInputSchema = json.RawMessage(`{
     "includeSchemas": {"type": "boolean", "description": "Show parameters in search results (default true)"},
     "limit": {"type": "integer", "minimum": 1, "description": "Search results per page (default 12)"},
     "offset": {"type": "integer", "minimum": 0, "description": "Search results to skip"},
-    "server": {"type": "string", "description": "List this server's tools (or narrow a search to it)"},
+    "read": {"type": "string", "description": "Read a resource by URI, or a resource template (its uriTemplate or name) with args; server names the server when needed"},
+    "server": {"type": "string", "description": "List this server's tools (or narrow a search to it, or say whose resource to read)"},
     "action": {"type": "string", "description": "A special action; none is supported by this runtime yet"}
   },
   "additionalProperties": false
@@ -52,6 +53,7 @@ type mcpArgs struct {
 	Limit          *int            `json:"limit"`
 	Offset         *int            `json:"offset"`
 	Server         string          `json:"server"`
+	Read           string          `json:"read"`
 	Action         string          `json:"action"`
 }
 
@@ -137,7 +139,7 @@ func (m *MCP) description() string {
 	b.WriteString("Use MCP servers through one tool. Modes: {} status; {\"server\": \"s\"} list a server's tools; ")
 	b.WriteString("{\"search\": \"words\"} find tools; {\"describe\": \"tool\"} show a tool's parameters; ")
 	b.WriteString("{\"tool\": \"name\", \"args\": {...}} call a tool; {\"connect\": \"s\"} (re)connect a server; ")
-	b.WriteString("{\"instructions\": \"s\"} a server's usage guidance.")
+	b.WriteString("{\"instructions\": \"s\"} a server's usage guidance; {\"read\": \"uri\"} read a resource (a template with args).")
 	v := m.view()
 	if len(m.cfg.order) == 0 && len(m.opts.Skipped) == 0 {
 		return b.String()
@@ -208,7 +210,7 @@ func decodeArgs(raw json.RawMessage) (mcpArgs, *messages.Error) {
 		if e := unknownFields(raw); e != nil {
 			return a, e
 		}
-		return a, messages.Errorf(messages.KindInvalidArgs, "", "arguments must be a JSON object with optional fields tool, args, connect, describe, instructions, search, regex, includeSchemas, limit, offset, server and action")
+		return a, messages.Errorf(messages.KindInvalidArgs, "", "arguments must be a JSON object with optional fields tool, args, connect, describe, instructions, search, regex, includeSchemas, limit, offset, server, read and action")
 	}
 	return a, nil
 }
@@ -221,6 +223,8 @@ func (m *MCP) dispatch(ctx context.Context, a *mcpArgs) Result {
 		return failure(messages.Errorf(messages.KindInvalidArgs, "", "action %s is not supported by this runtime", quote(a.Action)))
 	case a.Tool != "":
 		return m.call(ctx, a.Tool, a.Args)
+	case a.Read != "":
+		return m.read(ctx, a)
 	case hasArgs(a):
 		return failure(messages.Errorf(messages.KindInvalidArgs, "", `args needs a tool: call {"tool": "name", "args": {...}}; find names with {"search": "words"}`))
 	case a.Connect != "":
@@ -244,7 +248,7 @@ func (m *MCP) connects(a *mcpArgs) bool {
 	switch {
 	case a.Action != "":
 		return false
-	case a.Tool != "":
+	case a.Tool != "" || a.Read != "":
 		return true
 	case hasArgs(a):
 		return false
@@ -262,7 +266,7 @@ func (m *MCP) connects(a *mcpArgs) bool {
 
 // knownFields are mcpArgs' JSON names.
 var knownFields = map[string]bool{"tool": true, "args": true, "connect": true, "describe": true, "instructions": true,
-	"search": true, "regex": true, "includeSchemas": true, "limit": true, "offset": true, "server": true, "action": true}
+	"search": true, "regex": true, "includeSchemas": true, "limit": true, "offset": true, "server": true, "read": true, "action": true}
 
 // unknownFields refuses a field the schema does not have (a model that
 // nested its arguments wrongly learns it at once).

@@ -117,9 +117,14 @@ func buildView(version uint64, snap serverCatalogs, cfg *servers) *view {
 			add(entry{Server: name, Name: t.Name, Prefixed: prefixed, Tool: t})
 		}
 		if catalog.ExposesResources(sc) {
+			taken := make(map[string]bool, len(c.Tools))
+			for i := range c.Tools {
+				taken[c.Tools[i].Name] = true
+			}
+			names := catalog.ResourceToolNames(c.Resources, taken)
 			for i := range c.Resources {
 				r := &c.Resources[i]
-				rn := catalog.ResourceToolName(r.Name)
+				rn := names[i]
 				prefixed, _ := catalog.DirectName(name, mode, rn)
 				add(entry{Server: name, Name: rn, Prefixed: prefixed, Resource: r})
 			}
