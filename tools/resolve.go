@@ -85,6 +85,7 @@ func dedupe(list []string) []string {
 
 // lookup returns the entries name means in v, at the deciding level.
 func (m *MCP) lookup(v *view, name string) []int {
+	v.nameIndexes()
 	found := v.byExact[name]
 	if d := m.directNames.Load(); d != nil {
 		if k, ok := (*d)[name]; ok {

@@ -44,8 +44,12 @@ type view struct {
 	entries  []entry
 	byServer map[string][]int
 	byName   map[string][]int // a tool's own name → entries, by server order
-	byExact  map[string][]int // every exact spelling → entries (resolve.go)
-	byCanon  map[string][]int // every canonical spelling → entries
+
+	// The resolution indexes (resolve.go), built on the first lookup: a
+	// status or a list never needs them.
+	namesOnce sync.Once
+	byExact   map[string][]int // every exact spelling → entries
+	byCanon   map[string][]int // every canonical spelling → entries
 
 	indexOnce sync.Once
 	index     *catalog.Index
@@ -86,8 +90,7 @@ func (vs *views) get(src source, cfg *servers) *view {
 }
 
 func buildView(version uint64, snap serverCatalogs, cfg *servers) *view {
-	v := &view{version: version, snap: snap, byServer: map[string][]int{}, byName: map[string][]int{},
-		byExact: map[string][]int{}, byCanon: map[string][]int{}}
+	v := &view{version: version, snap: snap, byServer: map[string][]int{}, byName: map[string][]int{}}
 	for _, name := range cfg.order {
 		sc := cfg.byName[name]
 		c := snap.Server(name)
@@ -103,13 +106,6 @@ func buildView(version uint64, snap serverCatalogs, cfg *servers) *view {
 			v.entries = append(v.entries, e)
 			v.byServer[name] = append(v.byServer[name], i)
 			v.byName[e.Name] = append(v.byName[e.Name], i)
-			exact, canon := spellings(&v.entries[i])
-			for _, n := range exact {
-				v.byExact[n] = append(v.byExact[n], i)
-			}
-			for _, n := range canon {
-				v.byCanon[n] = append(v.byCanon[n], i)
-			}
 		}
 		for i := range c.Tools {
 			t := &c.Tools[i]
@@ -131,6 +127,22 @@ func buildView(version uint64, snap serverCatalogs, cfg *servers) *view {
 		}
 	}
 	return v
+}
+
+// nameIndexes builds the resolution indexes once.
+func (v *view) nameIndexes() {
+	v.namesOnce.Do(func() {
+		v.byExact, v.byCanon = map[string][]int{}, map[string][]int{}
+		for i := range v.entries {
+			exact, canon := spellings(&v.entries[i])
+			for _, n := range exact {
+				v.byExact[n] = append(v.byExact[n], i)
+			}
+			for _, n := range canon {
+				v.byCanon[n] = append(v.byCanon[n], i)
+			}
+		}
+	})
 }
 
 // searchIndex returns the view's search index, building it once.
