@@ -295,7 +295,8 @@ func failure(err *messages.Error) Result {
 	if err.RPCCode != 0 {
 		details["rpcCode"] = err.RPCCode
 	}
-	return Result{Text: "Error: " + err.Error(), Details: details, IsError: true}
+	// A server's error message is server text: no controls reach the model.
+	return Result{Text: catalog.CleanText("Error: " + err.Error()), Details: details, IsError: true}
 }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
