@@ -158,6 +158,17 @@ func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error
 	if len(m.cfg.order) == 1 && failures[m.cfg.order[0]] != nil {
 		return nil, failures[m.cfg.order[0]]
 	}
+	// A name that starts with a server's name whose listing failed gets
+	// that failure (the longest such server name), not "not found".
+	best := ""
+	for s, err := range failures {
+		if p := canonName(s) + "_"; err != nil && strings.HasPrefix(canonName(name), p) && len(s) > len(best) {
+			best = s
+		}
+	}
+	if best != "" {
+		return nil, failures[best]
+	}
 	msg := "no configured server offers a tool named " + quote(name)
 	if sugg := m.suggest(name, 5); len(sugg) > 0 {
 		msg += "; did you mean " + strings.Join(sugg, ", ") + "?"
