@@ -26,7 +26,7 @@ type entry struct {
 // tool).
 func (e *entry) Description() string {
 	if e.Resource != nil {
-		d := "Read the resource " + e.Resource.URI
+		d := "Read the resource " + catalog.CleanText(e.Resource.URI)
 		if e.Resource.Description != "" {
 			d += ": " + e.Resource.Description
 		}
