@@ -90,6 +90,8 @@ func TestModelTextsGolden(t *testing.T) {
 		text := tempPaths.ReplaceAllString(res.Text, "$$TMP/mcprt-$1-N")
 		b.WriteString("## " + args + "\n" + text + "\n\n")
 	}
+	assertClean(t, r.mcp.Description)
+	b.WriteString("## (the mcp tool's description)\n" + r.mcp.Description + "\n")
 	path := filepath.Join("testdata", "model", "proxy.txt")
 	if *rewriteGolden {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
