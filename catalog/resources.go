@@ -22,8 +22,9 @@ const (
 	MaxMimeBytes = 256
 	// MaxTemplateVars bounds a template's unique variables.
 	MaxTemplateVars = 100
-	// MaxReadItems and MaxReadBytes bound one resources/read result.
+	// MaxReadItems bounds the items one resources/read shows.
 	MaxReadItems = 100
+	// MaxReadBytes bounds one resources/read result.
 	MaxReadBytes = 16 << 20
 )
 
