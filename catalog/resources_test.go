@@ -86,3 +86,25 @@ func TestHasUserinfo(t *testing.T) {
 		}
 	}
 }
+
+func TestAdmitPrompts(t *testing.T) {
+	if ps, err := AdmitPrompts(raws(`{"name":"plan","description":"a\u001b[1mb","arguments":[{"name":"goal"}]}`)); err != nil || ps[0].Description != "ab" {
+		t.Fatalf("%+v %v", ps, err)
+	}
+	args := make([]string, MaxPromptArguments+1)
+	for i := range args {
+		args[i] = `{"name":"a` + strings.Repeat("x", i) + `"}`
+	}
+	for _, c := range []struct{ item, want string }{
+		{`{"name":"bad\u2028name"}`, "invalid name"},
+		{`{"name":"` + strings.Repeat("n", 257) + `"}`, "invalid name"},
+		{`{"name":"zw\u200bj"}`, "invalid name"},
+		{`{"name":"p","arguments":[{"name":"a"},{"name":"a"}]}`, "invalid or repeated argument name"},
+		{`{"name":"p","arguments":[` + strings.Join(args, ",") + `]}`, "declares 101 arguments"},
+		{`[1]`, "not a JSON object"},
+	} {
+		if _, err := AdmitPrompts(raws(c.item)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.60s: want %q, got %v", c.item, c.want, err)
+		}
+	}
+}
