@@ -34,7 +34,8 @@ import (
 // whose catalog was never listed are listed (once each; a server whose
 // listing fails is judged without). A name that matched through a server's
 // name (server_tool and the like) is judged over the catalogs known, so a
-// slow or broken server never holds up calls that name another server. A name of one of the
+// slow or broken server never holds up calls that name another server. A
+// host tool's name answers so only when no server offers the name. A name of one of the
 // host's own tools, matching nothing of the servers, answers that the host
 // tool is to be called directly.
 
@@ -117,11 +118,6 @@ func containsInt(list []int, x int) bool {
 func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error) {
 	v := m.view()
 	found := m.lookup(v, name)
-	if len(found) == 0 {
-		if host := m.hostTool(name); host != "" {
-			return nil, hostToolError(host)
-		}
-	}
 	bare := false
 	for _, i := range found {
 		bare = bare || v.entries[i].Name == name || canonName(v.entries[i].Name) == canonName(name)
@@ -154,6 +150,9 @@ func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error
 	}
 	if err := m.prefixedDisabled(name); err != nil {
 		return nil, err
+	}
+	if host := m.hostTool(name); host != "" {
+		return nil, hostToolError(host)
 	}
 	if len(m.cfg.order) == 1 && failures[m.cfg.order[0]] != nil {
 		return nil, failures[m.cfg.order[0]]
