@@ -86,12 +86,29 @@ func (r *Runtime) GetPrompt(ctx context.Context, server, name string, args map[s
 	if args == nil {
 		args = map[string]string{}
 	}
+	size := 0
+	for k, v := range args {
+		size += len(k) + len(v)
+	}
+	if size > catalog.MaxArgumentBytes {
+		return PromptResult{}, messages.Errorf(messages.KindInvalidArgs, server, "the prompt's arguments are %d bytes, more than %d (256 KiB)", size, catalog.MaxArgumentBytes)
+	}
 	params, _ := json.Marshal(map[string]any{"name": name, "arguments": args})
 	rep := r.sys.Request(ctx, server, "prompts/get", params, messages.DeadlineCall, messages.OriginExplicit)
 	if rep.Err != nil {
 		return PromptResult{}, rep.Err
 	}
-	return renderPrompt(rep.Result)
+	res, err := renderPrompt(rep.Result)
+	if err != nil {
+		return res, err
+	}
+	// The prompt's text is bounded and cleaned like tool output.
+	res.Description = catalog.CleanText(res.Description)
+	for i := range res.Messages {
+		res.Messages[i].Text = r.mcp.BoundText(res.Messages[i].Text, rep.Result)
+	}
+	res.Text = r.mcp.BoundText(res.Text, rep.Result)
+	return res, nil
 }
 
 // GetPromptWords renders a prompt from command words, as seed 002's

@@ -106,7 +106,7 @@ func (c *Catalog) update(server string, f func(old ServerCatalog) ServerCatalog)
 // seed records a cached entry at start.
 func (c *Catalog) seed(server string, cs catalog.CachedServer) {
 	c.update(server, func(ServerCatalog) ServerCatalog {
-		return ServerCatalog{Entry: cs.Entry, Source: SourceCache, ListedAt: cs.CachedAtTime()}
+		return ServerCatalog{Entry: catalog.CleanCached(cs.Entry), Source: SourceCache, ListedAt: cs.CachedAtTime()}
 	})
 }
 

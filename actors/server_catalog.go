@@ -2,6 +2,7 @@ package actors
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/messages"
@@ -49,6 +50,9 @@ type refreshRun struct {
 	// moves counts how often the listing moved to a new connection because
 	// its connection ended under it.
 	moves int
+	// resItems are the resources/list items, kept until the templates are
+	// listed too (the resource rules judge them together).
+	resItems []json.RawMessage
 }
 
 // refreshWaiter is a caller waiting for a refresh (token 0: internal).
@@ -175,7 +179,13 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 			s.completeRefresh(r, lr.Err)
 			return
 		}
-		r.notes = append(r.notes, step.method+" failed: "+lr.Err.Message)
+		r.notes = append(r.notes, step.method+" failed: "+catalog.CleanText(lr.Err.Message))
+		if step.method == "resources/templates/list" && r.resItems != nil {
+			// The resources stand on their own.
+			if rs, _, _, err := catalog.AdmitResources(r.resItems, nil); err == nil {
+				r.entry.Resources = rs
+			}
+		}
 		s.nextStep(r, resources)
 		return
 	}
@@ -196,15 +206,19 @@ func (s *serverActor) stepDone(r *refreshRun, step listStep, lr messages.ListRep
 		}
 		r.entry.Tools, r.entry.Rejections = tools, rejected
 	case "resources/list":
-		r.entry.Resources = catalog.ParseResources(lr.Items)
+		r.resItems = lr.Items
 		resources = append(resources, lr.Items)
 	case "resources/templates/list":
 		resources = append(resources, lr.Items)
 		if err := catalog.CheckList(what, resources...); err != nil {
-			r.entry.Resources = nil
 			r.notes = append(r.notes, err.Error())
+		} else if rs, ts, dropped, err := catalog.AdmitResources(r.resItems, lr.Items); err != nil {
+			r.notes = append(r.notes, "resources catalog failed: "+err.Error())
 		} else {
-			r.entry.ResourceTemplates = catalog.ParseResourceTemplates(lr.Items)
+			r.entry.Resources, r.entry.ResourceTemplates = rs, ts
+			if dropped > 0 {
+				r.notes = append(r.notes, fmt.Sprintf("%d resources with user information in their URI were left out", dropped))
+			}
 		}
 	case "prompts/list":
 		if err := catalog.CheckList(what, lr.Items); err != nil {

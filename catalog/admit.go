@@ -171,3 +171,69 @@ func AdmitPrompts(items []json.RawMessage) ([]Prompt, error) {
 	}
 	return out, nil
 }
+
+// CleanCached applies the text rules to an entry read from the cache (a
+// cache written by an older version holds text as the server sent it):
+// descriptions, titles and instructions are cleaned and bounded, and a tool
+// whose name breaks the name rule is left out. Cheap when nothing needs
+// cleaning.
+func CleanCached(e Entry) Entry {
+	if isClean(e) {
+		return e
+	}
+	tools := e.Tools[:0:0]
+	for _, t := range e.Tools {
+		if !ValidToolNameRule(t.Name) {
+			continue
+		}
+		t.Title, t.Description = CleanDescription(t.Title), CleanDescription(t.Description)
+		tools = append(tools, t)
+	}
+	e.Tools = tools
+	e.Instructions = CleanText(e.Instructions)
+	res := append([]Resource(nil), e.Resources...)
+	for i := range res {
+		r := &res[i]
+		r.Name, r.Title, r.Description = CleanText(r.Name), CleanText(r.Title), CleanText(r.Description)
+	}
+	e.Resources = res
+	tmpl := append([]ResourceTemplate(nil), e.ResourceTemplates...)
+	for i := range tmpl {
+		t := &tmpl[i]
+		t.Name, t.Title, t.Description = CleanText(t.Name), CleanText(t.Title), CleanText(t.Description)
+	}
+	e.ResourceTemplates = tmpl
+	prompts := append([]Prompt(nil), e.Prompts...)
+	for i := range prompts {
+		p := &prompts[i]
+		p.Title, p.Description = CleanDescription(p.Title), CleanDescription(p.Description)
+	}
+	e.Prompts = prompts
+	return e
+}
+
+// isClean reports whether CleanCached would change nothing.
+func isClean(e Entry) bool {
+	same := func(s string) bool { return len(s) <= MaxDescriptionBytes && !needsCleaning(s) }
+	for _, t := range e.Tools {
+		if !ValidToolNameRule(t.Name) || !same(t.Title) || !same(t.Description) {
+			return false
+		}
+	}
+	for _, r := range e.Resources {
+		if !same(r.Name) || !same(r.Title) || !same(r.Description) {
+			return false
+		}
+	}
+	for _, t := range e.ResourceTemplates {
+		if !same(t.Name) || !same(t.Title) || !same(t.Description) {
+			return false
+		}
+	}
+	for _, p := range e.Prompts {
+		if !same(p.Title) || !same(p.Description) {
+			return false
+		}
+	}
+	return !needsCleaning(e.Instructions)
+}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"strings"
 	"unicode/utf8"
 )
@@ -122,4 +123,44 @@ func escapeLen(s string) int {
 	}
 	_, n := utf8.DecodeRuneInString(s[1:])
 	return 1 + n
+}
+
+// CleanSchemaText returns a schema whose "title" and "description" strings
+// (at any depth) are cleaned with CleanText, for a schema the model reads
+// (a direct tool's). A schema without anything to clean is returned as it
+// is; one that does not decode is returned unchanged.
+func CleanSchemaText(raw []byte) []byte {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	changed := false
+	var walk func(any)
+	walk = func(x any) {
+		switch n := x.(type) {
+		case map[string]any:
+			for k, e := range n {
+				if s, ok := e.(string); ok && (k == "title" || k == "description") {
+					if c := CleanText(s); c != s {
+						n[k], changed = c, true
+					}
+					continue
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range n {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	if !changed {
+		return raw
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
 }

@@ -75,3 +75,30 @@ func TestPromptArguments(t *testing.T) {
 		t.Error("over 256 KiB of arguments accepted")
 	}
 }
+
+func TestCleanSchemaText(t *testing.T) {
+	in := []byte(`{"type":"object","description":"a\u001b[31mb","properties":{"x":{"type":"string","title":"\u202et","enum":["\u001b"]}}}`)
+	out := string(CleanSchemaText(in))
+	if strings.Contains(out, `\u001b[31m`) || strings.Contains(out, "\u202e") || !strings.Contains(out, `"description":"ab"`) || !strings.Contains(out, `"enum":["\u001b"]`) {
+		t.Fatalf("%s", out)
+	}
+	plain := []byte(`{"type":"object"}`)
+	if string(CleanSchemaText(plain)) != string(plain) {
+		t.Fatal("a clean schema was rewritten")
+	}
+}
+
+func TestCleanCached(t *testing.T) {
+	e := Entry{Tools: []Tool{{Name: "ok", Description: "a\x1b[2Jb"}, {Name: "bad name"}}, Instructions: "\u202ex"}
+	got := CleanCached(e)
+	if len(got.Tools) != 1 || got.Tools[0].Description != "ab" || got.Instructions != "x" {
+		t.Fatalf("%+v", got)
+	}
+	if e.Tools[0].Description != "a\x1b[2Jb" {
+		t.Fatal("the cached entry was changed in place")
+	}
+	clean := Entry{Tools: []Tool{{Name: "ok", Description: "fine"}}}
+	if got := CleanCached(clean); &got.Tools[0] != &clean.Tools[0] {
+		t.Fatal("a clean entry was copied")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -320,8 +321,12 @@ func TestResourceToolsAndListChanged(t *testing.T) {
 		t.Fatalf("list lacks the new resource:\n%s", res.Text)
 	}
 	read, _ := rt.Tool(newTool)
-	if res := read.Execute(ctx, json.RawMessage(`{}`)); res.IsError || res.Details["fullResultPath"] == nil {
-		t.Fatalf("reading the gzip resource: %q %v", res.Text, res.Details)
+	// Binary content goes to a file of its own that the text names.
+	res = read.Execute(ctx, json.RawMessage(`{}`))
+	_, after, ok := strings.Cut(res.Text, " saved to ")
+	path, _, _ := strings.Cut(after, ": application/gzip")
+	if b, err := os.ReadFile(path); res.IsError || !ok || err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("reading the gzip resource: %q (%v)", res.Text, err)
 	}
 	rt.Close() // writes what is queued for the cache
 	cache, err := catalog.ReadCache(filepath.Join(dir, catalog.CacheFileName))

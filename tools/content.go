@@ -49,22 +49,38 @@ func (r *rendering) image(kind, mime, data string) {
 	case kind == "image" && supportedImage[mime] && size <= MaxImageBytes && len(r.images) < MaxImages:
 		r.images = append(r.images, Image{MimeType: mime, Data: data})
 		r.parts = append(r.parts, fmt.Sprintf("[image %d: %s, %d bytes]", len(r.images), mime, size))
+	case kind == "audio":
+		r.blob("audio", mime, data)
 	default:
 		r.omitted = true
 		r.parts = append(r.parts, fmt.Sprintf("[%s omitted from the preview: %s, %d bytes]", kind, orUnknown(mime), size))
 	}
 }
 
+// blob saves audio or a binary resource to a file of its own and names it
+// (as an image is passed on), or, when it cannot be saved, leaves it out
+// with a marker (the full result is saved).
+func (r *rendering) blob(what, mime, data string) {
+	path, n, err := saveBlob(data, mime)
+	if err != nil {
+		r.omitted = true
+		r.parts = append(r.parts, fmt.Sprintf("[%s omitted from the preview: %s, %d bytes]", what, orUnknown(mime), decodedLen(data)))
+		return
+	}
+	r.parts = append(r.parts, fmt.Sprintf("[%s saved to %s: %s, %d bytes]", what, path, orUnknown(mime), n))
+}
+
 func (r *rendering) resource(b *resourceBody) {
 	switch {
 	case b == nil:
+	case catalog.HasUserinfo(b.URI):
+		r.parts = append(r.parts, "[a resource whose URI holds user information was left out]")
 	case b.Text != "":
 		r.parts = append(r.parts, b.Text)
 	case b.Blob != "" && strings.HasPrefix(b.MimeType, "image/"):
 		r.image("image", b.MimeType, b.Blob)
 	case b.Blob != "":
-		r.omitted = true
-		r.parts = append(r.parts, fmt.Sprintf("[resource %s omitted from the preview: %s, %d bytes]", b.URI, orUnknown(b.MimeType), decodedLen(b.Blob)))
+		r.blob("resource "+b.URI, b.MimeType, b.Blob)
 	default:
 		r.parts = append(r.parts, fmt.Sprintf("[resource: %s]", b.URI))
 	}
@@ -143,8 +159,19 @@ func (m *MCP) renderCall(e *entry, raw json.RawMessage) Result {
 	return m.guard(res, text, raw, rd.omitted)
 }
 
-// renderResource turns a resources/read result into the model's text.
+// renderResource turns a resources/read result into the model's text:
+// each item after a source marker naming the server and the item's URI, at
+// most MaxReadItems items (the rest are left out with a marker, and the
+// whole result saved), a result over MaxReadBytes refused.
 func (m *MCP) renderResource(server, tool string, raw json.RawMessage) Result {
+	details := map[string]any{"server": server, "tool": tool}
+	if tool == "" {
+		delete(details, "tool")
+	}
+	if len(raw) > catalog.MaxReadBytes {
+		return Result{Text: fmt.Sprintf("Error: the resource read returned %d bytes, more than %d (16 MiB)", len(raw), catalog.MaxReadBytes), IsError: true,
+			Details: map[string]any{"error": "tool_error", "server": server, "tool": tool}}
+	}
 	var r struct {
 		Contents []resourceBody `json:"contents"`
 	}
@@ -154,13 +181,24 @@ func (m *MCP) renderResource(server, tool string, raw json.RawMessage) Result {
 	}
 	rd := rendering{limits: m.limits}
 	for i := range r.Contents {
-		rd.resource(&r.Contents[i])
+		if i == catalog.MaxReadItems {
+			rd.omitted = true
+			rd.parts = append(rd.parts, fmt.Sprintf("[%d more items left out: a read shows at most %d]", len(r.Contents)-i, catalog.MaxReadItems))
+			break
+		}
+		b := &r.Contents[i]
+		if catalog.HasUserinfo(b.URI) {
+			rd.parts = append(rd.parts, "[a resource whose URI holds user information was left out]")
+			continue
+		}
+		rd.parts = append(rd.parts, fmt.Sprintf("[resource %s: %s]", server, b.URI))
+		rd.resource(b)
 	}
 	text := strings.Join(rd.parts, "\n")
 	if text == "" {
 		text = "(empty resource)"
 	}
-	return m.guard(Result{Images: rd.images, Details: map[string]any{"server": server, "tool": tool}}, text, raw, rd.omitted)
+	return m.guard(Result{Images: rd.images, Details: details}, text, raw, rd.omitted)
 }
 
 // guard applies the output limits: text over the byte or line limit is cut

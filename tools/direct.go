@@ -122,7 +122,7 @@ func (m *MCP) Surface(reserved map[string]string) Surface {
 					out.Issues = append(out.Issues, fmt.Sprintf("direct tool %s/%s is not registered: unsupported input schema (%s: %s)", name, e.Name, rej.Code, rej.Message))
 					continue
 				}
-				schema = s
+				schema = catalog.CleanSchemaText(s)
 			}
 			n, altered := catalog.DirectName(name, mode, e.Name)
 			key := name + "\x00" + e.Name

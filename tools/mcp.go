@@ -34,7 +34,8 @@ var mcpInputSchema = json.RawMessage(`{
     "includeSchemas": {"type": "boolean", "description": "Show parameters in search results (default true)"},
     "limit": {"type": "integer", "minimum": 1, "description": "Search results per page (default 12)"},
     "offset": {"type": "integer", "minimum": 0, "description": "Search results to skip"},
-    "server": {"type": "string", "description": "List this server's tools (or narrow a search to it)"},
+    "read": {"type": "string", "description": "Read a resource by URI, or a resource template (its uriTemplate or name) with args; server names the server when needed"},
+    "server": {"type": "string", "description": "List this server's tools (or narrow a search to it, or say whose resource to read)"},
     "action": {"type": "string", "enum": ["auth-start", "auth-complete"], "description": "OAuth for a server with no browser here: auth-start (with server) returns the URL to open; auth-complete (with server, args {redirectUrl} or {code}) finishes it"}
   },
   "additionalProperties": false
@@ -53,6 +54,7 @@ type mcpArgs struct {
 	Limit          *int            `json:"limit"`
 	Offset         *int            `json:"offset"`
 	Server         string          `json:"server"`
+	Read           string          `json:"read"`
 	Action         string          `json:"action"`
 }
 
@@ -156,7 +158,7 @@ func (m *MCP) description() string {
 	b.WriteString("Use MCP servers through one tool. Modes: {} status; {\"server\": \"s\"} list a server's tools; ")
 	b.WriteString("{\"search\": \"words\"} find tools; {\"describe\": \"tool\"} show a tool's parameters; ")
 	b.WriteString("{\"tool\": \"name\", \"args\": {...}} call a tool; {\"connect\": \"s\"} (re)connect a server; ")
-	b.WriteString("{\"instructions\": \"s\"} a server's usage guidance.")
+	b.WriteString("{\"instructions\": \"s\"} a server's usage guidance; {\"read\": \"uri\"} read a resource (a template with args).")
 	v := m.view()
 	if len(m.cfg.order) == 0 && len(m.opts.Skipped) == 0 {
 		return b.String()
@@ -227,7 +229,7 @@ func decodeArgs(raw json.RawMessage) (mcpArgs, *messages.Error) {
 		if e := unknownFields(raw); e != nil {
 			return a, e
 		}
-		return a, messages.Errorf(messages.KindInvalidArgs, "", "arguments must be a JSON object with optional fields tool, args, connect, describe, instructions, search, regex, includeSchemas, limit, offset, server and action")
+		return a, messages.Errorf(messages.KindInvalidArgs, "", "arguments must be a JSON object with optional fields tool, args, connect, describe, instructions, search, regex, includeSchemas, limit, offset, server, read and action")
 	}
 	return a, nil
 }
@@ -240,6 +242,8 @@ func (m *MCP) dispatch(ctx context.Context, a *mcpArgs) Result {
 		return m.action(ctx, a)
 	case a.Tool != "":
 		return m.call(ctx, a.Tool, a.Args)
+	case a.Read != "":
+		return m.read(ctx, a)
 	case hasArgs(a):
 		return failure(messages.Errorf(messages.KindInvalidArgs, "", `args needs a tool: call {"tool": "name", "args": {...}}; find names with {"search": "words"}`))
 	case a.Connect != "":
@@ -263,7 +267,7 @@ func (m *MCP) connects(a *mcpArgs) bool {
 	switch {
 	case a.Action != "":
 		return a.Action == "auth-start" || a.Action == "auth-complete" // they need the live runtime
-	case a.Tool != "":
+	case a.Tool != "" || a.Read != "":
 		return true
 	case hasArgs(a):
 		return false
@@ -281,7 +285,7 @@ func (m *MCP) connects(a *mcpArgs) bool {
 
 // knownFields are mcpArgs' JSON names.
 var knownFields = map[string]bool{"tool": true, "args": true, "connect": true, "describe": true, "instructions": true,
-	"search": true, "regex": true, "includeSchemas": true, "limit": true, "offset": true, "server": true, "action": true}
+	"search": true, "regex": true, "includeSchemas": true, "limit": true, "offset": true, "server": true, "read": true, "action": true}
 
 // unknownFields refuses a field the schema does not have (a model that
 // nested its arguments wrongly learns it at once).
@@ -314,7 +318,8 @@ func failure(err *messages.Error) Result {
 		// For the host and the person only: the model reads Text.
 		details["serverStderr"] = err.ServerStderr
 	}
-	return Result{Text: "Error: " + err.Error(), Details: details, IsError: true}
+	// A server's error message is server text: no controls reach the model.
+	return Result{Text: catalog.CleanText("Error: " + err.Error()), Details: details, IsError: true}
 }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }

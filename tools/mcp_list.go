@@ -102,7 +102,7 @@ func (m *MCP) list(ctx context.Context, server string) Result {
 	if len(c.ResourceTemplates) > 0 {
 		lines = append(lines, "Resource templates:")
 		for _, t := range c.ResourceTemplates {
-			lines = append(lines, "- "+t.URITemplate+shortDescription(firstNonEmpty(t.Description, t.Name), listDescription))
+			lines = append(lines, "- "+catalog.CleanText(t.URITemplate)+shortDescription(firstNonEmpty(t.Description, t.Name), listDescription))
 		}
 		details["resourceTemplates"] = c.ResourceTemplates
 	}

@@ -178,7 +178,7 @@ func (m *MCP) describe(name string) Result {
 	lines := []string{m.callName(m.view(), e), "Server: " + e.Server}
 	details := map[string]any{"server": e.Server, "tool": e.Name}
 	if e.Resource != nil {
-		lines = append(lines, "Type: Resource ("+e.Resource.URI+")")
+		lines = append(lines, "Type: Resource ("+catalog.CleanText(e.Resource.URI)+")")
 		details["uri"] = e.Resource.URI
 	}
 	if d := strings.TrimSpace(e.Description()); d != "" {

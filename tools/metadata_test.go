@@ -33,7 +33,7 @@ func TestMetadataRules(t *testing.T) {
 			tool(strings.Repeat("n", 129), "x", obj),
 			tool("good", "a second good", obj),
 			tool("long", long, obj),
-			tool("ok.dotted-name_1", "fine", obj),
+			tool("ok.dotted-name_1", "fine", map[string]any{"type": "object", "properties": map[string]any{"p\x1b[1m": map[string]any{"type": "string", "description": hostileText}}}),
 			tool("tuple", "draft-07 tuple", map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
 				"properties": map[string]any{"a": map[string]any{"type": "array", "items": []any{map[string]any{"type": "string"}}}}}),
 		},
@@ -66,6 +66,11 @@ func TestMetadataRules(t *testing.T) {
 	if strings.Contains(res.Text, "bad name") || strings.Contains(res.Text, "nnnnnnnn") {
 		t.Errorf("an invalid tool name reached the model:\n%s", res.Text)
 	}
+	res = r.exec(`{"describe":"ok.dotted-name_1"}`)
+	if !strings.Contains(res.Text, "p (string) - Reads red files eulav.") {
+		t.Errorf("parameters: %q", res.Text)
+	}
+	assertClean(t, res.Text)
 	res = r.exec(`{"describe":"long"}`)
 	if !strings.Contains(res.Text, strings.Repeat("d", 100)+" […cut at 16 KiB]") || len(res.Text) > 17<<10 {
 		t.Errorf("a 20 KiB description was not cut to 16 KiB with a marker (%d bytes)", len(res.Text))

@@ -177,7 +177,7 @@ func TestFiltersAndResourceTools(t *testing.T) {
 	if res := r.exec(`{"search":"secret"}`); res.Details["count"] != 0 {
 		t.Fatalf("search found an excluded tool: %s", res.Text)
 	}
-	wantOK(t, r.exec(`{"tool":"read_guide"}`), "guide text")
+	wantOK(t, r.exec(`{"tool":"read_guide"}`), "[resource docs: mem://guide]\nguide text")
 	if res := r.exec(`{"describe":"read_guide"}`); !strings.Contains(res.Text, "Type: Resource (mem://guide)") {
 		t.Fatalf("describe resource: %s", res.Text)
 	}
@@ -273,7 +273,7 @@ func TestOutputGuard(t *testing.T) {
 	}
 	res = r.exec(`{"tool":"pics"}`)
 	if len(res.Images) != 4 || !strings.Contains(res.Text, "[image omitted from the preview: image/png, 4194306 bytes]") || !strings.Contains(res.Text, "[image 1: image/png, 4194304 bytes]") || !strings.Contains(res.Text, "[image omitted from the preview: image/png, 8 bytes]") || !strings.Contains(res.Text, "[image omitted from the preview: image/bmp") ||
-		!strings.Contains(res.Text, "[audio omitted from the preview: audio/wav") || res.Details["fullResultPath"] == nil {
+		!strings.Contains(res.Text, "[audio saved to ") || !strings.Contains(res.Text, "/data.wav: audio/wav, 3 bytes]") || res.Details["fullResultPath"] == nil {
 		t.Fatalf("images: %d\n%s", len(res.Images), res.Text)
 	}
 }

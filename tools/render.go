@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mcprt/mcprt/catalog"
 )
 
 // paramDescription bounds a parameter's description in renderings.
@@ -77,7 +79,8 @@ func renderParameters(schema json.RawMessage, indent string) string {
 	}
 	var lines []string
 	renderProps(&n, indent, 0, &lines)
-	return strings.Join(lines, "\n")
+	// Parameter names, enums and descriptions are server text.
+	return catalog.CleanText(strings.Join(lines, "\n"))
 }
 
 func renderProps(n *schemaNode, indent string, depth int, lines *[]string) {

@@ -34,7 +34,8 @@ import (
 // whose catalog was never listed are listed (once each; a server whose
 // listing fails is judged without). A name that matched through a server's
 // name (server_tool and the like) is judged over the catalogs known, so a
-// slow or broken server never holds up calls that name another server. A name of one of the
+// slow or broken server never holds up calls that name another server. A
+// host tool's name answers so only when no server offers the name. A name of one of the
 // host's own tools, matching nothing of the servers, answers that the host
 // tool is to be called directly.
 
@@ -85,6 +86,7 @@ func dedupe(list []string) []string {
 
 // lookup returns the entries name means in v, at the deciding level.
 func (m *MCP) lookup(v *view, name string) []int {
+	v.nameIndexes()
 	found := v.byExact[name]
 	if d := m.directNames.Load(); d != nil {
 		if k, ok := (*d)[name]; ok {
@@ -116,11 +118,6 @@ func containsInt(list []int, x int) bool {
 func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error) {
 	v := m.view()
 	found := m.lookup(v, name)
-	if len(found) == 0 {
-		if host := m.hostTool(name); host != "" {
-			return nil, hostToolError(host)
-		}
-	}
 	bare := false
 	for _, i := range found {
 		bare = bare || v.entries[i].Name == name || canonName(v.entries[i].Name) == canonName(name)
@@ -154,11 +151,22 @@ func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error
 	if err := m.prefixedDisabled(name); err != nil {
 		return nil, err
 	}
-	if err := m.prefixedFailure(name, failures); err != nil {
-		return nil, err
+	if host := m.hostTool(name); host != "" {
+		return nil, hostToolError(host)
 	}
 	if len(m.cfg.order) == 1 && failures[m.cfg.order[0]] != nil {
 		return nil, failures[m.cfg.order[0]]
+	}
+	// A name that starts with a server's name whose listing failed gets
+	// that failure (the longest such server name), not "not found".
+	best := ""
+	for s, err := range failures {
+		if p := canonName(s) + "_"; err != nil && strings.HasPrefix(canonName(name), p) && len(s) > len(best) {
+			best = s
+		}
+	}
+	if best != "" {
+		return nil, failures[best]
 	}
 	if err := m.listingFailure(failures); err != nil {
 		return nil, err
@@ -239,19 +247,6 @@ func (m *MCP) prefixedDisabled(name string) *messages.Error {
 		}
 		if p := canonName(s) + "_"; strings.HasPrefix(cn, p) && len(cn) > len(p) {
 			return messages.Errorf(messages.KindServerDisabled, s, "server is disabled in the configuration")
-		}
-	}
-	return nil
-}
-
-// prefixedFailure returns why a server named as the name's prefix
-// ("locked_echo") could not be listed: the call gets that error (its
-// failure memory, auth_required, ...), not tool_not_found.
-func (m *MCP) prefixedFailure(name string, failures map[string]*messages.Error) *messages.Error {
-	cn := canonName(name)
-	for _, s := range m.cfg.order {
-		if p := canonName(s) + "_"; failures[s] != nil && strings.HasPrefix(cn, p) && len(cn) > len(p) {
-			return failures[s]
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,5 +108,29 @@ func TestResolutionSpellings(t *testing.T) {
 	res = r.exec(`{"search":"read"}`)
 	if !strings.Contains(res.Text, "- read [host tool]") || !strings.Contains(res.Text, "demo_read_file (demo)") {
 		t.Fatalf("search: %q", res.Text)
+	}
+}
+
+// The name a direct tool was registered under (with a collision suffix)
+// resolves through the proxy too.
+func TestResolutionOfRegisteredDirectNames(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("l", 70)
+	r := newRig(t, []string{"a"}, map[string]string{"a": scripted(t, testserver.Script{Tools: rawTools(long+"1", long+"2")})})
+	m := NewMCP(r.sys, Options{DirectEnv: "a"})
+	r.mcp = m.Tool()
+	if res := r.exec(`{"server":"a"}`); res.IsError {
+		t.Fatal(res.Text)
+	}
+	// Both names cut at 64 collide, so both get a hash suffix.
+	s := m.Surface(nil)
+	if len(s.Direct) != 2 || s.Direct[0].Name == s.Direct[1].Name || len(s.Direct[0].Name) != 64 {
+		t.Fatalf("direct tools: %+v", s)
+	}
+	for i, d := range s.Direct {
+		res := r.exec(`{"tool":"` + d.Name + `"}`)
+		if want := fmt.Sprintf("%s%d called with {}", long, i+1); res.IsError || res.Text != want {
+			t.Fatalf("%s: %q", d.Name, res.Text)
+		}
 	}
 }

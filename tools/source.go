@@ -77,7 +77,7 @@ func NewCachedMCP(opts Options, cache *catalog.CacheFile, clk clock.Clock) *MCP 
 			continue
 		}
 		if c, ok := cache.Lookup(s.Name, catalog.IdentityHash(s), now); ok {
-			src.servers[s.Name] = &actors.ServerCatalog{Entry: c.Entry, Source: actors.SourceCache, ListedAt: c.CachedAtTime()}
+			src.servers[s.Name] = &actors.ServerCatalog{Entry: catalog.CleanCached(c.Entry), Source: actors.SourceCache, ListedAt: c.CachedAtTime()}
 		}
 	}
 	return newMCP(nil, src, opts, nil)

@@ -26,7 +26,7 @@ type entry struct {
 // tool).
 func (e *entry) Description() string {
 	if e.Resource != nil {
-		d := "Read the resource " + e.Resource.URI
+		d := "Read the resource " + catalog.CleanText(e.Resource.URI)
 		if e.Resource.Description != "" {
 			d += ": " + e.Resource.Description
 		}
@@ -44,8 +44,12 @@ type view struct {
 	entries  []entry
 	byServer map[string][]int
 	byName   map[string][]int // a tool's own name → entries, by server order
-	byExact  map[string][]int // every exact spelling → entries (resolve.go)
-	byCanon  map[string][]int // every canonical spelling → entries
+
+	// The resolution indexes (resolve.go), built on the first lookup: a
+	// status or a list never needs them.
+	namesOnce sync.Once
+	byExact   map[string][]int // every exact spelling → entries
+	byCanon   map[string][]int // every canonical spelling → entries
 
 	indexOnce sync.Once
 	index     *catalog.Index
@@ -86,8 +90,7 @@ func (vs *views) get(src source, cfg *servers) *view {
 }
 
 func buildView(version uint64, snap serverCatalogs, cfg *servers) *view {
-	v := &view{version: version, snap: snap, byServer: map[string][]int{}, byName: map[string][]int{},
-		byExact: map[string][]int{}, byCanon: map[string][]int{}}
+	v := &view{version: version, snap: snap, byServer: map[string][]int{}, byName: map[string][]int{}}
 	for _, name := range cfg.order {
 		sc := cfg.byName[name]
 		c := snap.Server(name)
@@ -103,6 +106,34 @@ func buildView(version uint64, snap serverCatalogs, cfg *servers) *view {
 			v.entries = append(v.entries, e)
 			v.byServer[name] = append(v.byServer[name], i)
 			v.byName[e.Name] = append(v.byName[e.Name], i)
+		}
+		for i := range c.Tools {
+			t := &c.Tools[i]
+			prefixed, _ := catalog.DirectName(name, mode, t.Name)
+			add(entry{Server: name, Name: t.Name, Prefixed: prefixed, Tool: t})
+		}
+		if catalog.ExposesResources(sc) {
+			taken := make(map[string]bool, len(c.Tools))
+			for i := range c.Tools {
+				taken[c.Tools[i].Name] = true
+			}
+			names := catalog.ResourceToolNames(c.Resources, taken)
+			for i := range c.Resources {
+				r := &c.Resources[i]
+				rn := names[i]
+				prefixed, _ := catalog.DirectName(name, mode, rn)
+				add(entry{Server: name, Name: rn, Prefixed: prefixed, Resource: r})
+			}
+		}
+	}
+	return v
+}
+
+// nameIndexes builds the resolution indexes once.
+func (v *view) nameIndexes() {
+	v.namesOnce.Do(func() {
+		v.byExact, v.byCanon = map[string][]int{}, map[string][]int{}
+		for i := range v.entries {
 			exact, canon := spellings(&v.entries[i])
 			for _, n := range exact {
 				v.byExact[n] = append(v.byExact[n], i)
@@ -111,21 +142,7 @@ func buildView(version uint64, snap serverCatalogs, cfg *servers) *view {
 				v.byCanon[n] = append(v.byCanon[n], i)
 			}
 		}
-		for i := range c.Tools {
-			t := &c.Tools[i]
-			prefixed, _ := catalog.DirectName(name, mode, t.Name)
-			add(entry{Server: name, Name: t.Name, Prefixed: prefixed, Tool: t})
-		}
-		if catalog.ExposesResources(sc) {
-			for i := range c.Resources {
-				r := &c.Resources[i]
-				rn := catalog.ResourceToolName(r.Name)
-				prefixed, _ := catalog.DirectName(name, mode, rn)
-				add(entry{Server: name, Name: rn, Prefixed: prefixed, Resource: r})
-			}
-		}
-	}
-	return v
+	})
 }
 
 // searchIndex returns the view's search index, building it once.
