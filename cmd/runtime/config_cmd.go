@@ -107,6 +107,9 @@ func printShown(w io.Writer, s config.Shown) {
 		if srv.Problem != "" {
 			fmt.Fprintf(w, "    cannot connect: %s\n", srv.Problem)
 		}
+		for _, l := range srv.Ignored {
+			fmt.Fprintf(w, "    ignored: %s\n", oneLine(l))
+		}
 	}
 	if len(s.Settings) > 0 {
 		fmt.Fprintln(w, "Settings:")
@@ -248,6 +251,9 @@ func describeServers(f config.HostFileReport) string {
 	}
 	if len(f.Present) > 0 {
 		parts = append(parts, "already configured: "+strings.Join(f.Present, ", "))
+	}
+	for _, s := range f.Skipped {
+		parts = append(parts, "would not import "+s.Name+" ("+oneLine(s.Reason)+")")
 	}
 	if len(parts) == 0 {
 		return "no servers"

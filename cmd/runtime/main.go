@@ -152,7 +152,7 @@ func (g *globals) start(ctx context.Context) (*mcprt.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Host = cliHost{w: g.stderr}
+	o.Host = g.host(o)
 	rt, err := mcprt.Start(ctx, o)
 	if err != nil {
 		return nil, usage("%s", err.Error())
@@ -162,11 +162,17 @@ func (g *globals) start(ctx context.Context) (*mcprt.Runtime, error) {
 
 // cliHost prints notices on stderr, one line each: configuration
 // warnings, and the stderr of servers configured with debug: true.
-type cliHost struct{ w io.Writer }
+type cliHost struct {
+	w       io.Writer
+	imports *importFilter // nil: print every warning
+}
 
 func (h cliHost) Deliver(context.Context, messages.HostMessage) {}
 
 func (h cliHost) Notify(_ context.Context, n messages.Notice) {
+	if !h.imports.filter(h, n.Text) {
+		return
+	}
 	switch {
 	case n.Level >= messages.NoticeWarning && n.Server != "" && !strings.HasPrefix(n.Text, fmt.Sprintf("server %q", n.Server)):
 		// Name the server, as the reference does ("<server>: <text>"),
