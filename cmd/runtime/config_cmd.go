@@ -17,12 +17,12 @@ import (
 	"github.com/mcprt/mcprt/config"
 )
 
-// configCommands are the configuration commands: config show, config
-// detect, enable and disable. None of them starts a server or runs a
+// configCommands are the configuration commands: config show, detect, add
+// and remove, enable and disable. None of them starts a server or runs a
 // secret's command.
 func configCommands(g *globals) []*cobra.Command {
 	cfg := &cobra.Command{Use: "config", Short: "inspect the configuration (files, provenance, host imports)", Args: cobra.NoArgs}
-	cfg.AddCommand(configShowCmd(g), configDetectCmd(g))
+	cfg.AddCommand(configShowCmd(g), configDetectCmd(g), configAddCmd(g), configRemoveCmd(g))
 	return []*cobra.Command{cfg, toggleCmd(g, true), toggleCmd(g, false)}
 }
 

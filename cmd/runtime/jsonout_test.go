@@ -19,9 +19,11 @@ import (
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 )
 
-// noJSON are the commands without a --json form: the groups, and the demo
-// (a tour for people, which refuses --json).
-var noJSON = map[string]bool{"runtime": true, "runtime config": true, "runtime events": true, "runtime demo": true}
+// noJSON are the commands without a --json form: the groups, the demo (a
+// tour for people, which refuses --json) and the completion scripts.
+var noJSON = map[string]bool{"runtime": true, "runtime config": true, "runtime events": true, "runtime demo": true,
+	"runtime completion": true, "runtime completion bash": true, "runtime completion zsh": true, "runtime completion fish": true,
+	"runtime completion powershell": true}
 
 // schemaFile is the JSON Schema of a command's --json output in docs/json.
 func schemaFile(path string) string {
@@ -177,13 +179,15 @@ func TestJSONOutputMatchesTheSchemas(t *testing.T) {
 		{"events-catalog", []string{"events", "catalog", "adhoc", "--config", demo}},
 		{"config-show", []string{"config", "show"}},
 		{"config-detect", []string{"config", "detect"}},
+		{"config-add", []string{"config", "add", "new", "--scope", "user", "--", "true"}},
+		{"config-remove", []string{"config", "remove", "new"}},
 		{"disable", []string{"disable", "GitHub"}},
 		{"enable", []string{"enable", "GitHub"}},
 		{"connect", []string{"connect", "every", "--config", demo}},
 		{"prompts", []string{"prompts", "--config", demo}},
 		{"prompt", []string{"prompt", "every", "simple-prompt", "--config", demo}},
 	} {
-		o := runCLI(t, env, append(c.args, "--json")...)
+		o := runCLI(t, env, append([]string{"--json"}, c.args...)...)
 		if o.code != 0 && !(c.args[1] == "no_such_tool" && o.code == 1) {
 			t.Errorf("%v: exit %d, stderr %q", c.args, o.code, o.stderr)
 			continue

@@ -97,6 +97,7 @@ func newRoot(g *globals) *cobra.Command {
 	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g), eventsCmd(g))
 	root.AddCommand(configCommands(g)...)
 	root.AddCommand(proxyCommands(g)...)
+	g.completions(root)
 	strictGroups(root)
 	return root
 }
