@@ -144,6 +144,9 @@ type Settings struct {
 	DisableProxyTool bool `json:"disableProxyTool,omitempty"`
 	// Output bounds what a tool result puts in front of the model.
 	Output *OutputLimits `json:"output,omitempty"`
+	// NpxInstallTimeoutMs is the budget of an npx package's first install,
+	// separate from startupTimeoutMs (default 5 minutes).
+	NpxInstallTimeoutMs *int64 `json:"npxInstallTimeoutMs,omitempty"`
 }
 
 // OutputLimits bound a tool result's preview; nil fields take defaults.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -34,8 +35,15 @@ type Dialer struct {
 	Stderr func(server, line string)
 	// Logger receives transport-library diagnostics; nil discards them.
 	Logger *slog.Logger
+	// Notify, when set, receives what a dial waits for and when it is done
+	// ("installing @scope/pkg with npm ..."). It must not block.
+	Notify func(server, text string)
+	// NpxInstallTimeout is the budget of an npx package's first install
+	// (DefaultNpxInstallTimeout when zero); see npxinstall.go.
+	NpxInstallTimeout time.Duration
 
-	wg sync.WaitGroup
+	wg       sync.WaitGroup
+	installs installs
 }
 
 var _ messages.Dialer = (*Dialer)(nil)
@@ -126,6 +134,11 @@ func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messag
 		return nil, messages.ServerInfo{}, err
 	}
 	ep := req.Endpoint
+	if ep.Kind() == messages.TransportStdio {
+		if err := d.ensureNpx(ctx, req, childEnv(ep, os.LookupEnv), sink); err != nil {
+			return nil, messages.ServerInfo{}, err
+		}
+	}
 	c := newConn(d, req, sink, ctx)
 	var err error
 	switch ep.Kind() {

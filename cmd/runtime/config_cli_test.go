@@ -169,7 +169,7 @@ func TestConfigDetect(t *testing.T) {
 	e.write(t, filepath.Join(e.work, ".mcp.json"), `{"mcpServers":{"gh":{"command":"y"}}}`)
 	agentFile := e.write(t, filepath.Join(e.agent, "mcp.json"), "{\n  // keep me\n  \"settings\": {\"idleTimeout\": 2}\n}\n")
 	o := e.run(t, "config", "detect")
-	if o.code != 0 || !strings.Contains(o.stdout, "cursor (not imported):") || !strings.Contains(o.stdout, "would add linear; already configured: gh") ||
+	if o.code != 0 || !strings.Contains(o.stdout, "cursor (not imported):") || !strings.Contains(o.stdout, "would add Linear; already configured: gh") ||
 		!strings.Contains(o.stdout, "config detect --write") {
 		t.Fatalf("detect: %d %q %q", o.code, o.stdout, o.stderr)
 	}
@@ -181,7 +181,7 @@ func TestConfigDetect(t *testing.T) {
 	if o.code != 0 || !strings.Contains(strings.Join(strings.Fields(string(got)), " "), `"imports": ["cursor"]`) || !strings.Contains(string(got), "keep me") {
 		t.Fatalf("detect --write: %d %q\n%s", o.code, o.stderr, got)
 	}
-	if o := e.run(t, "status"); !strings.Contains(o.stdout, "linear") {
+	if o := e.run(t, "status"); !strings.Contains(o.stdout, "Linear") {
 		t.Fatalf("imported server not in status: %q %q", o.stdout, o.stderr)
 	}
 	if o := e.run(t, "config", "detect", "--write"); !strings.Contains(o.stdout, "Nothing to write") {

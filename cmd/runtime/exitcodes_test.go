@@ -35,6 +35,8 @@ var badInput = map[string][][]string{
 	"runtime describe":              {{"describe"}},
 	"runtime instructions":          {{"instructions"}},
 	"runtime prompts":               {{"prompts", "extra"}},
+	"runtime resources":             {{"resources", "a", "b"}, {"resources", "nosuchserver", "--url", "http://127.0.0.1:1/mcp"}},
+	"runtime read":                  {{"read"}, {"read", "demo://x", "--server", "nosuchserver", "--url", "http://127.0.0.1:1/mcp"}},
 	"runtime completion":            {{"completion"}, {"completion", "bsh"}},
 	"runtime completion bash":       {{"completion", "bash", "extra"}},
 	"runtime completion zsh":        {{"completion", "zsh", "extra"}},

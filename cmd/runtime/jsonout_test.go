@@ -186,6 +186,8 @@ func TestJSONOutputMatchesTheSchemas(t *testing.T) {
 		{"connect", []string{"connect", "every", "--config", demo}},
 		{"prompts", []string{"prompts", "--config", demo}},
 		{"prompt", []string{"prompt", "every", "simple-prompt", "--config", demo}},
+		{"resources", []string{"resources", "every", "--config", demo}},
+		{"read", []string{"read", "demo://resource/static/document/features.md", "--server", "every", "--config", demo}},
 	} {
 		o := runCLI(t, env, append([]string{"--json"}, c.args...)...)
 		if o.code != 0 && !(c.args[1] == "no_such_tool" && o.code == 1) {
@@ -195,6 +197,12 @@ func TestJSONOutputMatchesTheSchemas(t *testing.T) {
 		check(c.schema+".schema.json", o.stdout)
 		if c.schema == "prompts" && !strings.Contains(o.stdout, `"server": "every"`) {
 			t.Errorf("prompts: the cached prompts are missing:\n%s", o.stdout)
+		}
+		if c.schema == "resources" && (!strings.Contains(o.stdout, `"uri": "demo://resource/static/document/features.md"`) || !strings.Contains(o.stdout, `"uriTemplate"`)) {
+			t.Errorf("resources: the resources or templates are missing:\n%s", o.stdout)
+		}
+		if c.schema == "read" && !strings.Contains(o.stdout, "Everything Server - Features") {
+			t.Errorf("read: not the resource's text:\n%s", o.stdout)
 		}
 	}
 	// Streaming: JSON lines only, the acknowledgement first.

@@ -164,14 +164,18 @@ func (g *globals) start(ctx context.Context) (*mcprt.Runtime, error) {
 // cliHost prints notices on stderr, one line each: configuration
 // warnings, and the stderr of servers configured with debug: true.
 type cliHost struct {
-	w       io.Writer
-	imports *importFilter // nil: print every warning
+	w        io.Writer
+	imports  *importFilter    // nil: print every warning
+	progress *installProgress // nil: install notices are plain lines
 }
 
 func (h cliHost) Deliver(context.Context, messages.HostMessage) {}
 
 func (h cliHost) Notify(_ context.Context, n messages.Notice) {
 	if !h.imports.filter(h, n.Text) {
+		return
+	}
+	if n.Level < messages.NoticeWarning && h.progress.notice(h.w, n.Server, n.Text) {
 		return
 	}
 	switch {

@@ -111,5 +111,9 @@ func (f *importFilter) filter(h cliHost, text string) bool {
 
 // host is the CLI's host for a runtime built from o.
 func (g *globals) host(o mcprt.Options) cliHost {
-	return cliHost{w: g.stderr, imports: newImportFilter(o)}
+	h := cliHost{w: g.stderr, imports: newImportFilter(o)}
+	if drawsProgress(g.stderr) {
+		h.progress = &installProgress{}
+	}
+	return h
 }
