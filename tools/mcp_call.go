@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/catalog"
+	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -127,13 +128,19 @@ func (m *MCP) match(ctx context.Context, name string, mayList bool) (*entry, *me
 // serverSeparators may stand between a server's name and a tool's.
 var serverSeparators = []string{"__", "_", "-", "."}
 
-// byPrefix matches "<server><sep><tool>", longest server name first.
+// byPrefix matches "<server><sep><tool>", longest server name first. The
+// server may also be named by its provider-valid tool prefix
+// (config.ToolPrefix: "my server" as my_server), in any case ("github_x"
+// for "GitHub"), as a model that saw direct tools' names writes it.
 func (m *MCP) byPrefix(ctx context.Context, v *view, name string, mayList bool) (*entry, *messages.Error, bool) {
 	sorted := append([]string(nil), m.cfg.order...)
 	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
 	for _, s := range sorted {
 		for _, sep := range serverSeparators {
 			rest, ok := strings.CutPrefix(name, s+sep)
+			if p := config.ToolPrefix(s) + sep; !ok && len(name) > len(p) && strings.EqualFold(name[:len(p)], p) {
+				rest, ok = name[len(p):], true
+			}
 			if !ok || rest == "" {
 				continue
 			}
