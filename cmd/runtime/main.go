@@ -172,7 +172,7 @@ type cliHost struct {
 func (h cliHost) Deliver(context.Context, messages.HostMessage) {}
 
 func (h cliHost) Notify(_ context.Context, n messages.Notice) {
-	if !h.imports.filter(h, n.Text) {
+	if n.Level >= messages.NoticeWarning && !h.imports.filter(h, n.Text) {
 		return
 	}
 	if n.Level < messages.NoticeWarning && h.progress.notice(h.w, n.Server, n.Text) {

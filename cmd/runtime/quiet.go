@@ -20,6 +20,9 @@ import (
 // in the agent directory as hashes, one per line. Warnings about mcprt's
 // own files are always printed; `runtime config show` lists everything.
 type importFilter struct {
+	opts mcprt.Options
+	once sync.Once // loads quiet and fresh at the first warning
+
 	mu        sync.Mutex
 	quiet     map[string]bool // import warnings printed before: suppressed
 	fresh     map[string]bool // import warnings to print now
@@ -37,16 +40,23 @@ func warningHash(text string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// newImportFilter finds the configuration's import warnings and decides
-// which this command prints; nil when there are none.
+// newImportFilter returns the filter of a runtime built from o (nil for an
+// explicit configuration, which imports nothing). It reads nothing until
+// the first warning: a command without warnings pays nothing for it.
 func newImportFilter(o mcprt.Options) *importFilter {
 	if o.Config != nil || o.ConfigPath != "" {
 		return nil
 	}
-	src := mcprt.ConfigSources(o)
+	return &importFilter{opts: o, quiet: map[string]bool{}, fresh: map[string]bool{}}
+}
+
+// load finds the configuration's import warnings and decides which this
+// command prints: those never printed before.
+func (f *importFilter) load() {
+	src := mcprt.ConfigSources(f.opts)
 	eff, err := config.Load(src)
 	if err != nil || src.AgentDir == "" {
-		return nil
+		return
 	}
 	imported := map[string]bool{}
 	for _, s := range eff.Sources {
@@ -63,7 +73,6 @@ func newImportFilter(o mcprt.Options) *importFilter {
 	for _, h := range seen {
 		known[h] = true
 	}
-	f := &importFilter{quiet: map[string]bool{}, fresh: map[string]bool{}}
 	for _, is := range eff.Issues {
 		if !imported[is.File] {
 			continue
@@ -77,24 +86,22 @@ func newImportFilter(o mcprt.Options) *importFilter {
 			seen = append(seen, h)
 		}
 	}
-	if len(f.quiet) == 0 && len(f.fresh) == 0 {
-		return nil
-	}
 	if len(f.fresh) > 0 {
 		if len(seen) > maxSeenWarnings {
 			seen = seen[len(seen)-maxSeenWarnings:]
 		}
 		_ = writeFileAtomic(path, []byte(strings.Join(seen, "\n")+"\n")) // at worst they print again
 	}
-	return f
 }
 
 // filter tells whether a notice is printed, printing the announcement
 // before the first import warning.
 func (f *importFilter) filter(h cliHost, text string) bool {
-	switch {
-	case f == nil:
+	if f == nil {
 		return true
+	}
+	f.once.Do(f.load)
+	switch {
 	case f.quiet[text]:
 		return false
 	case !f.fresh[text]:
