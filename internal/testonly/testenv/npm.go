@@ -14,7 +14,7 @@ const EverythingVersion = "2026.8.31"
 // RepoRoot returns the repository's root directory.
 func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
 
 // Node returns the path of node, failing the test when it is missing: the
