@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/auth"
@@ -92,7 +93,13 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 				logger.Info("server stderr", "server", server, "line", line)
 				rt.host.notify(context.Background(), messages.Notice{Level: messages.NoticeInfo, Server: server, Text: "stderr: " + line})
 			},
-			ServerRequests: rt.client.serve, Capabilities: rt.client.capabilities()}
+			ServerRequests: rt.client.serve, Capabilities: rt.client.capabilities(),
+			Notify: func(server, text string) {
+				rt.host.notify(context.Background(), messages.Notice{Level: messages.NoticeInfo, Server: server, Text: text})
+			}}
+		if ms := eff.Settings.NpxInstallTimeoutMs; ms != nil {
+			rt.dialer.NpxInstallTimeout = time.Duration(*ms) * time.Millisecond
+		}
 		dialer = rt.dialer
 	}
 	var secrets func(ctx context.Context, server, field, value string) (string, error)
@@ -186,6 +193,9 @@ func (r *Runtime) Connect(ctx context.Context, server string, fresh bool) (messa
 // bounded in time and safe to call more than once.
 func (r *Runtime) Close() error {
 	r.closeOnce.Do(func() {
+		if r.dialer != nil {
+			r.dialer.Shutdown() // installs in progress stop; their dials fail
+		}
 		err := r.sys.Close()
 		r.shutdownWatchers()
 		if r.dialer != nil && !r.dialer.WaitFor(actors.ShutdownTimeout) {

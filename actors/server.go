@@ -125,6 +125,8 @@ func (s *serverActor) dispatch(c actor.Context, msg any) {
 		s.slotGranted(m.gen)
 	case messages.DialResult:
 		s.dialed(m)
+	case messages.DialProgress:
+		s.dialProgress(m)
 	case messages.OpResult:
 		s.opDone(m)
 	case messages.ConnNotification:
@@ -286,6 +288,22 @@ func (s *serverActor) dialed(m messages.DialResult) {
 		}
 	}
 	s.maybeStopped()
+}
+
+// dialProgress holds the startup deadline while the dial installs the
+// server's package (which has a budget of its own, kept by the dialer) and
+// arms it afresh once the server itself starts.
+func (s *serverActor) dialProgress(m messages.DialProgress) {
+	if s.dialGen != m.Gen || s.closed {
+		return
+	}
+	if s.startup != nil {
+		s.startup.Stop()
+		s.startup = nil
+	}
+	if !m.Installing {
+		s.startup = s.env.after(s.cfg.StartupTimeout, s.me, startupTimeout{incarnation: s.inc, gen: m.Gen})
+	}
 }
 
 func (s *serverActor) startupExpired(gen uint64) {

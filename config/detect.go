@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 )
 
 // HostReport is what "runtime config detect" says about one host.
@@ -29,6 +30,17 @@ type HostFileReport struct {
 	Present []string `json:"present"`
 	// Problem says why the file cannot be imported, if so.
 	Problem string `json:"problem,omitempty"`
+	// Skipped are the servers of the file importing it would not add, each
+	// with why (an entry the strict checks refuse, a variable only that
+	// host can resolve, a definition masked by an invalid one): what
+	// detect says is what the import does.
+	Skipped []SkippedServer `json:"skipped"`
+}
+
+// SkippedServer is a host server an import would leave out, and why.
+type SkippedServer struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 // Adds reports whether importing the host would add a server.
@@ -66,11 +78,12 @@ func Detect(src Sources) ([]HostReport, error) {
 	for _, kind := range HostKinds {
 		rep := HostReport{Kind: kind, Imported: contains(imported, kind)}
 		hl := env.read(kind)
+		refused := importRefusals(hl, nativeLayers)
 		for i, f := range hl.files {
 			if !f.found {
 				continue
 			}
-			fr := HostFileReport{Path: f.path, New: []string{}, Present: []string{}}
+			fr := HostFileReport{Path: f.path, New: []string{}, Present: []string{}, Skipped: []SkippedServer{}}
 			if len(f.keys) > 1 && f.keys[0] == "projects" {
 				fr.Scope = "project " + f.keys[1]
 			}
@@ -83,6 +96,8 @@ func Detect(src Sources) ([]HostReport, error) {
 					case e.name == "":
 					case native[e.name]:
 						fr.Present = append(fr.Present, e.name)
+					case refused[e.name] != "":
+						fr.Skipped = append(fr.Skipped, SkippedServer{Name: e.name, Reason: refused[e.name]})
 					default:
 						fr.New = append(fr.New, e.name)
 					}
@@ -98,6 +113,29 @@ func Detect(src Sources) ([]HostReport, error) {
 		}
 	}
 	return out, nil
+}
+
+// importRefusals merges a host's layers under the standard files, as
+// importing it would, and returns, by name, why each of its servers would
+// not be added ("" for none).
+func importRefusals(hl hostLayers, native []*layer) map[string]string {
+	out := map[string]string{}
+	_, merged := merge(append(append([]*layer{}, hl.layers...), native...))
+	for name, m := range merged {
+		_, issues := m.build()
+		if issues == nil && len(m.invalid) == 0 {
+			continue
+		}
+		reason := "its entry is invalid (runtime config show says why)"
+		for _, is := range append(issues, hl.issues...) {
+			if is.Server == name {
+				reason = strings.TrimPrefix(is.String(), is.File+": server "+quoteName(name)+": ")
+				break
+			}
+		}
+		out[name] = reason
+	}
+	return out
 }
 
 func isNativeScope(path string, src Sources) bool {

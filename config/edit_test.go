@@ -168,3 +168,37 @@ func TestSetDisabledEscapesTheName(t *testing.T) {
 		t.Fatalf("%s: %+v %v %v", out, f.MCPServers, issues, err)
 	}
 }
+
+// What detect says an import adds is what the import adds: a VS Code
+// server that uses ${input:...} (which only VS Code can resolve) or whose
+// entry the strict checks refuse is listed as skipped, with why, and the
+// import indeed leaves it out.
+func TestDetectSaysWhatTheImportDoes(t *testing.T) {
+	w := newWorld(t)
+	write(t, filepath.Join(w.work, ".vscode", "mcp.json"), `{"servers":{
+		"github":{"type":"http","url":"https://api.githubcopilot.com/mcp/","headers":{"Authorization":"Bearer ${input:token}"}},
+		"badtype":{"command":"x","args":"not-a-list"},
+		"time":{"command":"uvx","args":["mcp-server-time"]}}}`)
+	reports, err := Detect(w.src())
+	if err != nil || len(reports) != 1 {
+		t.Fatalf("%+v %v", reports, err)
+	}
+	f := reports[0].Files[0]
+	var skipped []string
+	for _, s := range f.Skipped {
+		skipped = append(skipped, s.Name+": "+s.Reason)
+	}
+	if strings.Join(f.New, ",") != "time" || len(f.Skipped) != 2 ||
+		!strings.Contains(strings.Join(skipped, "\n"), "github: field headers uses a variable only that host can resolve") {
+		t.Fatalf("new %v, skipped %q", f.New, skipped)
+	}
+	write(t, filepath.Join(w.agent, "mcp.json"), `{"imports":["vscode"]}`)
+	eff := w.load(t)
+	var names []string
+	for _, s := range eff.Servers {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, ",") != strings.Join(f.New, ",") {
+		t.Fatalf("detect said it would add %v; the import added %v", f.New, names)
+	}
+}

@@ -137,8 +137,7 @@ func TestHostFormats(t *testing.T) {
 			want: `{
 			"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "<YOUR_PERSONAL_ACCESS_TOKEN>"}},
 			"figma": {"url": "https://your-server-url/mcp", "headers": {"Authorization": "Bearer ${AUTH_TOKEN}"}},
-			"puppeteer": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-puppeteer"], "disabled": true}}`,
-			notices: []string{`"puppeteer": field disabledTools: is specific to that host and ignored`}},
+			"puppeteer": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-puppeteer"], "disabled": true, "excludeTools": ["puppeteer_evaluate"]}}`},
 		{kind: "codex", env: map[string]string{"HTTPS_PROXY": "http://proxy:3128", "FIGMA_OAUTH_TOKEN": "f", "LINEAR_AUTH_HEADER": "Bearer l"},
 			want: `{
 			"context7": {"command": "npx", "args": ["-y", "@upstash/context7-mcp"], "env": {"LOG_LEVEL": "info", "HTTPS_PROXY": "${HTTPS_PROXY}"},

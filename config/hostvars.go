@@ -205,6 +205,10 @@ func translateJSONHost(in map[string]any, f hostFile) (map[string]any, []string,
 			out[k] = v
 		case "args":
 			out[k] = stringList(v)
+		case "disabledTools": // Windsurf: the tools it hides, by original name
+			if list, ok := stringList(v).([]any); ok && len(list) > 0 {
+				out["excludeTools"] = list
+			}
 		case "env", "headers":
 			out[k] = stringMap(v)
 		case "disabled":

@@ -155,6 +155,9 @@ type Settings struct {
 	// the model uncut (controls are still removed). Its object form sets
 	// Output instead.
 	OutputGuardOff bool `json:"outputGuardOff,omitempty"`
+	// NpxInstallTimeoutMs is the budget of an npx package's first install,
+	// separate from startupTimeoutMs (default 5 minutes).
+	NpxInstallTimeoutMs *int64 `json:"npxInstallTimeoutMs,omitempty"`
 }
 
 // OutputLimits bound a tool result's preview; nil fields take defaults.

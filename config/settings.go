@@ -45,6 +45,13 @@ func parseSettings(raw map[string]json.RawMessage, from map[string]string) (Sett
 				continue
 			}
 			set.RequestTimeoutMs = &n
+		case "npxInstallTimeoutMs":
+			var n int64
+			if json.Unmarshal(v, &n) != nil || n < 1 || n > 2147483647 {
+				bad(k, "must be an integer number of milliseconds from 1 to 2147483647")
+				continue
+			}
+			set.NpxInstallTimeoutMs = &n
 		case "directTools":
 			var d DirectTools
 			if d.UnmarshalJSON(v) != nil {
@@ -110,7 +117,7 @@ func parseSettings(raw map[string]json.RawMessage, from map[string]string) (Sett
 	return set, issues, notices
 }
 
-var knownSettings = map[string]bool{"idleTimeout": true, "requestTimeoutMs": true, "directTools": true, "toolPrefix": true, "disableProxyTool": true, "output": true, "outputGuard": true}
+var knownSettings = map[string]bool{"idleTimeout": true, "requestTimeoutMs": true, "npxInstallTimeoutMs": true, "directTools": true, "toolPrefix": true, "disableProxyTool": true, "output": true, "outputGuard": true, "autoAuth": true}
 
 func (o OutputLimits) valid() bool {
 	for _, p := range []*int{o.MaxTextBytes, o.MaxLines, o.MaxDetailsBytes} {

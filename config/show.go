@@ -45,6 +45,9 @@ type ShownServer struct {
 	Sources map[string]string `json:"sources"`
 	// Problem says why the server cannot connect as configured, if so.
 	Problem string `json:"problem,omitempty"`
+	// Ignored lists what a host import left out of this server, one line
+	// each ("field envFile (FILE): is specific to that host and ignored").
+	Ignored []string `json:"ignored,omitempty"`
 }
 
 // Show renders an effective configuration for display.
@@ -52,7 +55,13 @@ func Show(eff *Effective) Shown {
 	out := Shown{Sources: eff.Sources, Servers: []ShownServer{}, Imports: append([]string{}, eff.Imports...),
 		Settings: map[string]any{}, SettingsSources: map[string]string{}, Issues: []string{}, Notices: []string{}}
 	for _, s := range eff.Servers {
-		out.Servers = append(out.Servers, showServer(s))
+		shown := showServer(s)
+		for _, n := range eff.Notices {
+			if n.Server == s.Name && n.Field != "" {
+				shown.Ignored = append(shown.Ignored, "field "+n.Field+" ("+displayPath(n.File)+"): "+n.Message)
+			}
+		}
+		out.Servers = append(out.Servers, shown)
 	}
 	if b, err := json.Marshal(eff.Settings); err == nil {
 		_ = json.Unmarshal(b, &out.Settings)

@@ -50,6 +50,21 @@ type DialRequest struct {
 	ClientName, ClientVersion string
 }
 
+// DialProgress reports, before its DialResult, that a dial waits for
+// something with a budget of its own: Installing true when a stdio server's
+// package is being installed (an npx package's first use, which may take
+// minutes), false once that is done and the server itself starts. The
+// startup deadline covers the server's own start only: the server actor
+// holds it while Installing and arms it afresh after.
+type DialProgress struct {
+	Server     string
+	Gen        uint64
+	Installing bool
+	// What names what is being waited for ("installing @scope/pkg with
+	// npm").
+	What string
+}
+
 // DialResult is the outcome of a Dial.
 type DialResult struct {
 	Server string

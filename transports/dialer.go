@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -45,8 +46,15 @@ type Dialer struct {
 	// a wrapper for their round tripper: how OAuth attaches its token and
 	// answers a 401 (see httpauth.go). nil, or a nil result, wraps nothing.
 	HTTPAuth func(server string) func(http.RoundTripper) http.RoundTripper
+	// Notify, when set, receives what a dial waits for and when it is done
+	// ("installing @scope/pkg with npm ..."). It must not block.
+	Notify func(server, text string)
+	// NpxInstallTimeout is the budget of an npx package's first install
+	// (DefaultNpxInstallTimeout when zero); see npxinstall.go.
+	NpxInstallTimeout time.Duration
 
-	wg sync.WaitGroup
+	wg       sync.WaitGroup
+	installs installs
 }
 
 var _ messages.Dialer = (*Dialer)(nil)
@@ -156,6 +164,11 @@ func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messag
 		return nil, messages.ServerInfo{}, err
 	}
 	ep := req.Endpoint
+	if ep.Kind() == messages.TransportStdio {
+		if err := d.ensureNpx(ctx, req, childEnv(ep, os.LookupEnv), sink); err != nil {
+			return nil, messages.ServerInfo{}, err
+		}
+	}
 	c := newConn(d, req, sink, ctx)
 	*cur = c
 	var err error

@@ -105,11 +105,6 @@ func (g *globals) clientHooks() (mcprt.ClientHooks, error) {
 	return h, nil
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 // terminalSafe keeps server text from driving the terminal: control
 // characters other than tab become visible escapes.
 func terminalSafe(s string) string {

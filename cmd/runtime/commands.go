@@ -59,7 +59,7 @@ func (g *globals) proxyMode(cmd *cobra.Command, args func(servers []string) json
 	if err != nil {
 		return err
 	}
-	o.Host = cliHost{w: g.stderr}
+	o.Host = g.host(o)
 	view, err := mcprt.OpenCacheView(o)
 	if err != nil {
 		return usage("%s", err.Error())

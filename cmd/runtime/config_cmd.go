@@ -17,12 +17,12 @@ import (
 	"github.com/mcprt/mcprt/config"
 )
 
-// configCommands are the configuration commands: config show, config
-// detect, enable and disable. None of them starts a server or runs a
+// configCommands are the configuration commands: config show, detect, add
+// and remove, enable and disable. None of them starts a server or runs a
 // secret's command.
 func configCommands(g *globals) []*cobra.Command {
 	cfg := &cobra.Command{Use: "config", Short: "inspect the configuration (files, provenance, host imports)", Args: cobra.NoArgs}
-	cfg.AddCommand(configShowCmd(g), configDetectCmd(g))
+	cfg.AddCommand(configShowCmd(g), configDetectCmd(g), configAddCmd(g), configRemoveCmd(g))
 	return []*cobra.Command{cfg, toggleCmd(g, true), toggleCmd(g, false)}
 }
 
@@ -106,6 +106,9 @@ func printShown(w io.Writer, s config.Shown) {
 		}
 		if srv.Problem != "" {
 			fmt.Fprintf(w, "    cannot connect: %s\n", srv.Problem)
+		}
+		for _, l := range srv.Ignored {
+			fmt.Fprintf(w, "    ignored: %s\n", oneLine(l))
 		}
 	}
 	if len(s.Settings) > 0 {
@@ -248,6 +251,9 @@ func describeServers(f config.HostFileReport) string {
 	}
 	if len(f.Present) > 0 {
 		parts = append(parts, "already configured: "+strings.Join(f.Present, ", "))
+	}
+	for _, s := range f.Skipped {
+		parts = append(parts, "would not import "+s.Name+" ("+oneLine(s.Reason)+")")
 	}
 	if len(parts) == 0 {
 		return "no servers"

@@ -100,7 +100,7 @@ func (g *globals) subscribe(cmd *cobra.Command, fields map[string]any, forDur ti
 	if err != nil {
 		return err
 	}
-	host := &printHost{cliHost: cliHost{w: g.stderr}, out: g.stdout, json: g.json}
+	host := &printHost{cliHost: g.host(o), out: g.stdout, json: g.json}
 	o.Host = host
 	rt, err := mcprt.Start(cmd.Context(), o)
 	if err != nil {

@@ -94,7 +94,11 @@ func strictGroups(c *cobra.Command) {
 func unknownCommand(cmd *cobra.Command, name string) error {
 	msg := fmt.Sprintf("unknown command %q for %q", safeWord(name), cmd.CommandPath())
 	if s := cmd.SuggestionsFor(name); len(s) > 0 {
-		msg += fmt.Sprintf(" (did you mean %q?)", strings.Join(s, `" or "`))
+		quoted := make([]string, len(s))
+		for i, n := range s {
+			quoted[i] = fmt.Sprintf("%q", n)
+		}
+		msg += " (did you mean " + strings.Join(quoted, " or ") + "?)"
 	}
 	return usage("%s; run '%s --help' for the commands", msg, cmd.CommandPath())
 }

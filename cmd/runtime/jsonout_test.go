@@ -20,10 +20,12 @@ import (
 )
 
 // noJSON are the commands without a --json form: the groups, the demo (a
-// tour for people, which refuses --json), and the sidecar (its JSON lines
-// are docs/sidecar.schema.json's, checked by session_test.go), and the
-// interactive OAuth commands.
-var noJSON = map[string]bool{"runtime": true, "runtime config": true, "runtime events": true, "runtime demo": true, "runtime session": true,
+// tour for people, which refuses --json), the completion scripts, the
+// sidecar (its JSON lines are docs/sidecar.schema.json's, checked by
+// session_test.go), and the interactive OAuth commands.
+var noJSON = map[string]bool{"runtime": true, "runtime config": true, "runtime events": true, "runtime demo": true,
+	"runtime completion": true, "runtime completion bash": true, "runtime completion zsh": true, "runtime completion fish": true,
+	"runtime completion powershell": true, "runtime session": true,
 	// The browser login and the logout talk to a person; auth status has --json.
 	"runtime auth": true, "runtime auth login": true, "runtime auth logout": true}
 
@@ -181,13 +183,17 @@ func TestJSONOutputMatchesTheSchemas(t *testing.T) {
 		{"events-catalog", []string{"events", "catalog", "adhoc", "--config", demo}},
 		{"config-show", []string{"config", "show"}},
 		{"config-detect", []string{"config", "detect"}},
+		{"config-add", []string{"config", "add", "new", "--scope", "user", "--", "true"}},
+		{"config-remove", []string{"config", "remove", "new"}},
 		{"disable", []string{"disable", "GitHub"}},
 		{"enable", []string{"enable", "GitHub"}},
 		{"connect", []string{"connect", "every", "--config", demo}},
 		{"prompts", []string{"prompts", "--config", demo}},
 		{"prompt", []string{"prompt", "every", "simple-prompt", "--config", demo}},
+		{"resources", []string{"resources", "every", "--config", demo}},
+		{"read", []string{"read", "demo://resource/static/document/features.md", "--server", "every", "--config", demo}},
 	} {
-		o := runCLI(t, env, append(c.args, "--json")...)
+		o := runCLI(t, env, append([]string{"--json"}, c.args...)...)
 		if o.code != 0 && !(c.args[1] == "no_such_tool" && o.code == 1) {
 			t.Errorf("%v: exit %d, stderr %q", c.args, o.code, o.stderr)
 			continue
@@ -195,6 +201,12 @@ func TestJSONOutputMatchesTheSchemas(t *testing.T) {
 		check(c.schema+".schema.json", o.stdout)
 		if c.schema == "prompts" && !strings.Contains(o.stdout, `"server": "every"`) {
 			t.Errorf("prompts: the cached prompts are missing:\n%s", o.stdout)
+		}
+		if c.schema == "resources" && (!strings.Contains(o.stdout, `"uri": "demo://resource/static/document/features.md"`) || !strings.Contains(o.stdout, `"uriTemplate"`)) {
+			t.Errorf("resources: the resources or templates are missing:\n%s", o.stdout)
+		}
+		if c.schema == "read" && !strings.Contains(o.stdout, "Everything Server - Features") {
+			t.Errorf("read: not the resource's text:\n%s", o.stdout)
 		}
 	}
 	// Streaming: JSON lines only, the acknowledgement first.

@@ -110,6 +110,7 @@ func newRoot(g *globals) *cobra.Command {
 	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g), eventsCmd(g), sessionCmd(g))
 	root.AddCommand(configCommands(g)...)
 	root.AddCommand(proxyCommands(g)...)
+	g.completions(root)
 	strictGroups(root)
 	return root
 }
@@ -173,7 +174,7 @@ func (g *globals) start(ctx context.Context) (*mcprt.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Host = cliHost{w: g.stderr}
+	o.Host = g.host(o)
 	rt, err := mcprt.Start(ctx, o)
 	if err != nil {
 		return nil, usage("%s", err.Error())
@@ -183,11 +184,21 @@ func (g *globals) start(ctx context.Context) (*mcprt.Runtime, error) {
 
 // cliHost prints notices on stderr, one line each: configuration
 // warnings, and the stderr of servers configured with debug: true.
-type cliHost struct{ w io.Writer }
+type cliHost struct {
+	w        io.Writer
+	imports  *importFilter    // nil: print every warning
+	progress *installProgress // nil: install notices are plain lines
+}
 
 func (h cliHost) Deliver(context.Context, messages.HostMessage) {}
 
 func (h cliHost) Notify(_ context.Context, n messages.Notice) {
+	if n.Level >= messages.NoticeWarning && !h.imports.filter(h, n.Text) {
+		return
+	}
+	if n.Level < messages.NoticeWarning && h.progress.notice(h.w, n.Server, n.Text) {
+		return
+	}
 	switch {
 	case n.Level >= messages.NoticeWarning && n.Server != "" && !strings.HasPrefix(n.Text, fmt.Sprintf("server %q", n.Server)):
 		// Name the server, as the reference does ("<server>: <text>"),

@@ -21,7 +21,9 @@ func TestRealServerNames(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"GitHub", "my server"} {
+	// By the name, and by the provider-valid prefix a model sees in direct
+	// tools' names (docs/config.md), in any case.
+	for _, name := range []string{"GitHub", "my server", "my_server", "github"} {
 		o := runCLI(t, env, "--config", cfg, "call", name+"_echo", `{"message":"hi"}`)
 		if o.code != 0 || strings.TrimSpace(o.stdout) != "echo: hi" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", name, o.code, o.stdout, o.stderr)

@@ -15,7 +15,7 @@ import (
 // list, call, connect) do not cover: search, describe, instructions, and
 // the prompts a host offers as commands.
 func proxyCommands(g *globals) []*cobra.Command {
-	return []*cobra.Command{searchCmd(g), describeCmd(g), instructionsCmd(g), promptsCmd(g), promptCmd(g)}
+	return []*cobra.Command{searchCmd(g), describeCmd(g), instructionsCmd(g), promptsCmd(g), promptCmd(g), resourcesCmd(g), readCmd(g)}
 }
 
 func searchCmd(g *globals) *cobra.Command {
