@@ -51,7 +51,7 @@ var layers = map[string]layer{
 	"supervisor":                   {[]string{"messages", "clock", modBackoff}, "supervisor is a pure state machine: no I/O, actors or transports"},
 	"clientside":                   {nil, "clientside is pure: the client side of MCP's decisions (elicitation forms, answers, sampling checks); standard library only"},
 	"extension":                    {[]string{"messages"}, "extension is pure: the protocol-extension API's decisions, no I/O, actors or transports"},
-	"catalog":                      {[]string{"messages", "config", modJSONSchema, modURITmpl, modFlock}, "catalog owns metadata and ranking: no actors, no transports"},
+	"catalog":                      {[]string{"messages", "config", modJSONSchema, modURITmpl, modFlock, modLRU}, "catalog owns metadata and ranking: no actors, no transports"},
 	"auth":                         {[]string{"messages", "clock", modOAuth2, modJOSE, modKeyring}, "auth is the OAuth client: discovery, grants and token stores; no actors, no transports"},
 	"transports":                   {[]string{"messages", "clock", "config", "internal/jsonscan", modMCP, modXSys}, "transports must not know actors, supervision or protoactor"},
 	"actors":                       {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", modProtoactor, modBackoff, modLRU}, "actors may use every lower layer, never tools, the root package, cmd or demoserver"},

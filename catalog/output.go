@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,9 +16,11 @@ import (
 // schemas are kept by the schema's fingerprint, so a tool's schema is
 // compiled once however often it is called. Safe for concurrent use.
 type OutputSchemas struct {
-	mu sync.Mutex
-	// compiled is guarded by mu: fingerprint → schema (or its compile error).
-	compiled map[string]compiledSchema
+	once sync.Once
+	// compiled maps a tool's fingerprint to its compiled schema (or its
+	// compile error), the least recently used dropped past maxCompiled.
+	// The cache is safe for concurrent use.
+	compiled *lru.Cache[string, compiledSchema]
 }
 
 type compiledSchema struct {
@@ -24,7 +28,8 @@ type compiledSchema struct {
 	err    error
 }
 
-// maxCompiled bounds the compiled-schema memo; past it the memo starts over.
+// maxCompiled bounds the compiled-schema memo; past it the least recently
+// used schema is dropped (and compiled again if its tool is called).
 const maxCompiled = 1024
 
 // ErrOutputSchema marks a result that does not satisfy its tool's output
@@ -54,9 +59,8 @@ func (o *OutputSchemas) compile(key string, schema json.RawMessage) (*jsonschema
 	if key == "" {
 		return compileSchema(schema)
 	}
-	o.mu.Lock()
-	c, ok := o.compiled[key]
-	o.mu.Unlock()
+	o.once.Do(func() { o.compiled, _ = lru.New[string, compiledSchema](maxCompiled) })
+	c, ok := o.compiled.Get(key)
 	if ok {
 		return c.schema, c.err
 	}
@@ -65,11 +69,6 @@ func (o *OutputSchemas) compile(key string, schema json.RawMessage) (*jsonschema
 	} else {
 		c.schema, c.err = compileSchema(schema)
 	}
-	o.mu.Lock()
-	if o.compiled == nil || len(o.compiled) >= maxCompiled {
-		o.compiled = map[string]compiledSchema{}
-	}
-	o.compiled[key] = c
-	o.mu.Unlock()
+	o.compiled.Add(key, c)
 	return c.schema, c.err
 }
