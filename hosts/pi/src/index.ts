@@ -42,6 +42,8 @@ export default async function mcprt(pi: ExtensionAPI): Promise<void> {
   // Set once Pi tears the session down: nothing is delivered from then on.
   let closing = false;
   const registered = new Set<string>();
+  // Tools this extension deactivated because the sidecar dropped them.
+  const deactivated = new Set<string>();
 
   const notify = (text: string, level: Notice["level"]) => {
     ctx?.ui.notify(text, level);
@@ -67,11 +69,22 @@ export default async function mcprt(pi: ExtensionAPI): Promise<void> {
         },
       });
     }
-    // Tools the sidecar no longer offers stay registered but inactive.
+    // Tools the sidecar no longer offers stay registered (Pi 0.73 cannot
+    // unregister) but inactive; one that comes back is active again.
     const gone = [...registered].filter((n) => !now.has(n));
-    if (gone.length > 0) {
-      pi.setActiveTools(pi.getActiveTools().filter((n) => !gone.includes(n)));
-      for (const n of gone) registered.delete(n);
+    const back = [...deactivated].filter((n) => now.has(n));
+    if (gone.length > 0 || back.length > 0) {
+      const active = new Set(pi.getActiveTools());
+      for (const n of gone) {
+        active.delete(n);
+        registered.delete(n);
+        deactivated.add(n);
+      }
+      for (const n of back) {
+        active.add(n);
+        deactivated.delete(n);
+      }
+      pi.setActiveTools([...active]);
     }
   };
 
