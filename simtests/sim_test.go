@@ -186,6 +186,7 @@ var regressionSeeds = []uint64{
 	603,   // two subscriptions of one identity: invariant 21 cannot tell whose sign of life
 	897,   // a crashed server actor's streams end when it restarts, not at once
 	1329,  // a dial slower than the activation timeout: attempts that reached no server
+	2327,  // a crashed server actor's closing connections: shutdown waits for their ConnClosed
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
