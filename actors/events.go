@@ -162,6 +162,7 @@ type eventsActor struct {
 	batchCrashes map[string][]time.Time
 	restarts     map[string]clock.Timer
 	crash        crashNote
+	stopping     bool // this actor is stopping: no child restarts any more
 }
 
 func (a *eventsActor) Receive(c actor.Context) {
@@ -225,6 +226,7 @@ func (a *eventsActor) Receive(c actor.Context) {
 		a.shutdown(c)
 		m.reply()
 	case *actor.Stopping:
+		a.stopping = true
 		a.stopRestarts()
 	}
 }

@@ -86,6 +86,9 @@ func (a *eventsActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, 
 		d, h := a.env.crashPolicy.Decide(messages.ActorBatcher, a.batchCrashes[child.Id], now)
 		a.batchCrashes[child.Id] = h
 		a.env.reportCrash(messages.ActorBatcher, "", "the events companion's wakeup batcher", reason, d)
+		if a.closed || a.stopping {
+			return // shutting down: it stops with this actor, suspended; no timer outlives Close
+		}
 		a.restartLater(sup, child, d)
 		return
 	}
@@ -95,7 +98,7 @@ func (a *eventsActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, 
 			rec = r
 		}
 	}
-	if rec == nil || a.closed { // unsubscribed or shutting down: it is being stopped
+	if rec == nil || a.closed || a.stopping { // unsubscribed or shutting down: it is being stopped
 		sup.StopChildren(child)
 		return
 	}

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"maps"
 	"sync"
 	"time"
 
@@ -68,6 +69,32 @@ type serverRecord struct {
 	down        *messages.Error // set when the restart policy gave up
 	crashes     []time.Time     // recent crash times, for the policy
 	restarts    int
+	// closing are the connections a crashed incarnation closed whose
+	// ConnClosed had not arrived: the next incarnation waits for them
+	// (shutdown must not return before they are reaped).
+	closing map[uint64]messages.Conn
+}
+
+// handOver keeps conns, being closed by a crashed incarnation, for the next.
+func (r *serverRecord) handOver(conns map[uint64]messages.Conn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(conns) == 0 {
+		return
+	}
+	if r.closing == nil {
+		r.closing = map[uint64]messages.Conn{}
+	}
+	maps.Copy(r.closing, conns)
+}
+
+// takeOver returns the connections a crashed incarnation left closing.
+func (r *serverRecord) takeOver() map[uint64]messages.Conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.closing
+	r.closing = nil
+	return c
 }
 
 // begin starts a new incarnation and returns its number, the generation

@@ -23,9 +23,10 @@ func (r *rootActor) childFailed(m childFailed) {
 		if msg.Conn != nil {
 			msg.Conn.Close()
 		}
-	case *messages.QueryStatus, *messages.Shutdown:
+	case *messages.QueryStatus, *messages.Shutdown, messages.ConnClosed:
 		// No error fits them: the restarted actor answers them (the post
-		// waits in its suspended mailbox until the restart).
+		// waits in its suspended mailbox until the restart); a ConnClosed
+		// tells it that a connection the crashed one left closing is gone.
 		m.rec.mu.Lock()
 		pid := m.rec.pid
 		m.rec.mu.Unlock()

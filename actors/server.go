@@ -2,6 +2,7 @@ package actors
 
 import (
 	"encoding/json"
+	"maps"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -166,6 +167,7 @@ func (s *serverActor) start(me *actor.PID) {
 	s.life = supervisor.New(s.cfg.Name, s.cfg.Policy)
 	s.life.ContinueFrom(lastGen)
 	s.conns = map[uint64]messages.Conn{}
+	maps.Copy(s.conns, s.rec.takeOver()) // closing: shutdown waits for them
 	s.timers = map[supervisor.TimerKind]clock.Timer{}
 	s.ops = map[messages.OpID]*op{}
 	s.byToken = map[messages.Token]*op{}

@@ -90,6 +90,7 @@ func (s *serverActor) crashed() {
 	for _, gen := range slices.Sorted(maps.Keys(s.conns)) { // in order: replayable
 		s.conns[gen].Close()
 	}
+	s.rec.handOver(s.conns) // the next incarnation waits for their ConnClosed
 	if s.stopping != nil {
 		s.stopping()
 	}

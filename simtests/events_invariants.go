@@ -122,8 +122,9 @@ func (c *checker) evAlive(server, name, args string) {
 }
 
 // evShaky is a connect of server that failed (or was cancelled, or whose
-// process exited at once) or a request to it that was not sent: a
-// subscription's attempt may then cost no events/stream at the server.
+// process exited at once, or that took longer than the 15 s activation
+// timeout) or a request to it that was not sent: a subscription's attempt
+// may then cost no events/stream at the server.
 func (c *checker) evShaky(server string) { c.ev().shaky[server] = c.w.Now() + 1 }
 
 // evExhausted checks the lower bound of the retry budget when a status

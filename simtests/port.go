@@ -3,6 +3,7 @@ package simtests
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
@@ -73,6 +74,11 @@ func (l *link) resolve(p dialPlan) {
 	}
 	l.resolved = true
 	l.w.inv.dialEnded(l.server)
+	if p.delay >= 15*time.Second {
+		// Longer than a subscription's activation timeout: the attempts
+		// that waited for it ended without reaching the server.
+		l.w.inv.evShaky(l.server)
+	}
 	if p.fail != nil {
 		l.w.inv.evShaky(l.server)
 		l.push(delivery{msg: messages.DialResult{Server: l.server, Gen: l.gen, Err: p.fail}, line: "dial failed: " + describeErr(p.fail)})

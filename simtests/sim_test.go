@@ -185,6 +185,9 @@ var regressionSeeds = []uint64{
 	2850,  // the same
 	603,   // two subscriptions of one identity: invariant 21 cannot tell whose sign of life
 	897,   // a crashed server actor's streams end when it restarts, not at once
+	1329,  // a dial slower than the activation timeout: attempts that reached no server
+	2327,  // a crashed server actor's closing connections: shutdown waits for their ConnClosed
+	2352,  // a batcher crashing on its shutdown clear: no restart timer once shutdown began
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
