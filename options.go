@@ -68,4 +68,12 @@ type Options struct {
 	// Dialer is the asynchronous connection port between actors and MCP I/O
 	// (default: real stdio, HTTP and socket transports).
 	Dialer messages.Dialer
+
+	// MaxResponseBytesInFlight bounds the bytes of HTTP responses being
+	// read at once, across every server: a call whose response would take
+	// the total over it fails with resource_exhausted instead of growing
+	// the heap (docs/transports.md). 0 means the default,
+	// transports.DefaultResponseBudget (256 MiB); a negative value means no
+	// budget. It applies to the production dialer (Dialer nil).
+	MaxResponseBytesInFlight int64
 }

@@ -60,6 +60,9 @@ func (c *conn) opError(err error, slot *statusSlot) *messages.Error {
 		c.lost(e)
 		return e
 	}
+	if (slot != nil && slot.overBudget.Load()) || errors.Is(err, errBudget) {
+		return c.budgetError()
+	}
 	if slot != nil && slot.tooLarge.Load() {
 		// One response stream carried an event over the limit: that
 		// request fails; the connection (other streams) is fine.
@@ -123,4 +126,12 @@ func sameID(resp *transport.JSONRPCResponse, st *opState) bool {
 		return false
 	}
 	return resp.ID.String() == st.reqID.String() || (resp.ID.IsNil() && resp.Error != nil)
+}
+
+// budgetError is the error of a call whose response would take the bytes
+// in flight over the runtime's budget.
+func (c *conn) budgetError() *messages.Error {
+	return messages.Errorf(messages.KindResourceExhausted, c.server,
+		"the response would take the runtime's response bytes in flight over its budget of %d MiB (Options.MaxResponseBytesInFlight); try again when fewer large responses are in flight",
+		c.d.responseBudget().limit>>20)
 }

@@ -34,6 +34,14 @@ type Dialer struct {
 	Stderr func(server, line string)
 	// Logger receives transport-library diagnostics; nil discards them.
 	Logger *slog.Logger
+	// ResponseBudget bounds the response bytes in flight on every HTTP
+	// connection of this Dialer together (see budget.go): 0 is
+	// DefaultResponseBudget, a negative value means no budget. Set it
+	// before the first Dial.
+	ResponseBudget int64
+
+	budgetOnce sync.Once
+	budget     *budget
 
 	wg sync.WaitGroup
 }
@@ -56,6 +64,12 @@ func (d *Dialer) WaitFor(timeout time.Duration) bool {
 }
 
 func (d *Dialer) clock() clock.Clock { return clock.Or(d.Clock) }
+
+// responseBudget is the Dialer's one budget, made on first use.
+func (d *Dialer) responseBudget() *budget {
+	d.budgetOnce.Do(func() { d.budget = newBudget(d.ResponseBudget) })
+	return d.budget
+}
 
 func (d *Dialer) logger() *slog.Logger {
 	if d.Logger != nil {
@@ -266,7 +280,7 @@ func (c *conn) openHTTP(legacySSE bool) error {
 	// Concurrent calls each hold one keep-alive connection; keeping only
 	// the default 2 idle would make every burst dial anew.
 	base.MaxIdleConnsPerHost = maxIdlePerHost
-	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, legacy: legacySSE, fail: c.originFailed,
+	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, legacy: legacySSE, fail: c.originFailed, budget: c.d.responseBudget(),
 		foreign: c.foreignResponse, unknown: c.unknownResponse}
 	client := &http.Client{Transport: c.http, CheckRedirect: checkRedirect}
 	headers := c.endpoint.Headers
