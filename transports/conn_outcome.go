@@ -18,6 +18,9 @@ func (c *conn) outcome(op messages.Op, st *opState, resp *transport.JSONRPCRespo
 	c.mu.Lock()
 	aborted, closing, ended, serverCancelled := st.aborted, c.closing, c.ended, st.serverCancelled
 	c.mu.Unlock()
+	if err == nil && resp == nil {
+		err = errStreamBroke // no answer and no error: never taken as a result
+	}
 	switch {
 	case serverCancelled && (err != nil || resp == nil):
 		res.ServerCancelled = true
