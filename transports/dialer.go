@@ -3,6 +3,7 @@ package transports
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -236,6 +237,12 @@ func (c *conn) originError() error {
 // endpoint speaks only legacy HTTP+SSE: it refused the POST with 404, 405
 // or 406.
 func (c *conn) fallbackToSSE(err error) bool {
+	if errors.Is(err, transport.ErrSessionTerminated) {
+		// initialize was answered with a session: the server speaks
+		// Streamable HTTP, and a later 404 means it lost that session
+		// (a legacy SSE attempt would wait for ever on its GET stream).
+		return false
+	}
 	switch c.statusOf(err) {
 	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotAcceptable:
 		return true
