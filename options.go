@@ -86,4 +86,12 @@ type Options struct {
 	// the actor's kind; true makes that message panic as a bug would, and
 	// the crash policy handles it (docs/architecture.md, "Supervision").
 	InjectCrash messages.CrashInjector
+
+	// MaxResponseBytesInFlight bounds the bytes of HTTP responses being
+	// read at once, across every server: a call whose response would take
+	// the total over it fails with resource_exhausted instead of growing
+	// the heap (docs/transports.md). 0 means the default,
+	// transports.DefaultResponseBudget (256 MiB); a negative value means no
+	// budget. It applies to the production dialer (Dialer nil).
+	MaxResponseBytesInFlight int64
 }

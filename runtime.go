@@ -88,7 +88,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	}
 	dialer := opts.Dialer
 	if dialer == nil {
-		rt.dialer = &transports.Dialer{Clock: opts.Clock, Logger: logger.With("component", "transports"),
+		rt.dialer = &transports.Dialer{Clock: opts.Clock, Logger: logger.With("component", "transports"), ResponseBudget: opts.MaxResponseBytesInFlight,
 			Stderr: func(server, line string) {
 				logger.Info("server stderr", "server", server, "line", line)
 				rt.host.notify(context.Background(), messages.Notice{Level: messages.NoticeInfo, Server: server, Text: "stderr: " + line})

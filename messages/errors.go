@@ -60,6 +60,10 @@ const (
 	KindConfig
 	// KindInternal: a bug in the runtime (a recovered panic, a broken invariant).
 	KindInternal
+	// KindResourceExhausted: the call would take the runtime over one of
+	// its resource budgets (the response bytes in flight); nothing was
+	// kept, and the call may succeed later, when fewer are in flight.
+	KindResourceExhausted
 )
 
 var kindCodes = [...]string{
@@ -84,6 +88,8 @@ var kindCodes = [...]string{
 	KindServerFailed:   "server_failed",
 	KindConfig:         "config_error",
 	KindInternal:       "internal_error",
+
+	KindResourceExhausted: "resource_exhausted",
 }
 
 // Code returns the stable identifier of the kind, e.g. "tool_not_found".

@@ -39,6 +39,8 @@ func (c *connInfo) classify(kind messages.ErrorKind, err error) *messages.Error 
 		e.Kind, e.Message = messages.KindAborted, "cancelled"
 	case errors.Is(err, ErrFrameTooLarge):
 		e.Kind, e.Message = messages.KindProtocol, "server sent a message over the 16 MiB limit; the connection was closed"
+	case errors.Is(err, errBudget):
+		e.Kind, e.Message = messages.KindResourceExhausted, "a response would take the runtime's response bytes in flight over its budget (Options.MaxResponseBytesInFlight)"
 	case errors.As(err, &originErr):
 		e.Kind, e.Message = messages.KindConnectFailed, originErr.Error()
 	case errors.Is(err, errTooManyRedirects):

@@ -143,7 +143,7 @@ func (c *conn) describeEnd(cause error, during string) *messages.Error {
 		e = messages.Errorf(messages.KindDisconnected, c.server, "%s%s", c.exitText(), during)
 	case errors.Is(cause, errCutShort):
 		e = messages.Errorf(messages.KindDisconnected, c.server, "%s%s, in the middle of a message", c.exitText(), during)
-	case errors.Is(cause, errStreamLost) && !errors.Is(cause, ErrFrameTooLarge):
+	case errors.Is(cause, errStreamLost) && !errors.Is(cause, ErrFrameTooLarge) && !errors.Is(cause, errBudget):
 		e = messages.Errorf(messages.KindDisconnected, c.server, "the server's SSE stream ended")
 	default:
 		e = c.classify(messages.KindDisconnected, cause)
@@ -294,7 +294,9 @@ type statusSlot struct {
 	// tooLarge: the response stream carried an event over MaxFrame (mcp-go
 	// then only says "unexpected nil response").
 	tooLarge atomic.Bool
-	sent     func()
+	// overBudget: reading the response would exceed the runtime's budget.
+	overBudget atomic.Bool
+	sent       func()
 	// reqID is the request's JSON-RPC id: a response of another id on its
 	// stream is dropped (foreign decides) and counted (unknown).
 	reqID   string

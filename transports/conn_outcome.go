@@ -18,6 +18,9 @@ func (c *conn) outcome(op messages.Op, st *opState, resp *transport.JSONRPCRespo
 	c.mu.Lock()
 	aborted, closing, ended, serverCancelled := st.aborted, c.closing, c.ended, st.serverCancelled
 	c.mu.Unlock()
+	if err == nil && resp == nil {
+		err = errStreamBroke // no answer and no error: never taken as a result
+	}
 	switch {
 	case serverCancelled && (err != nil || resp == nil):
 		res.ServerCancelled = true
@@ -59,6 +62,9 @@ func (c *conn) opError(err error, slot *statusSlot) *messages.Error {
 		e := c.d.internalError(c.server, p)
 		c.lost(e)
 		return e
+	}
+	if (slot != nil && slot.overBudget.Load()) || errors.Is(err, errBudget) {
+		return c.budgetError()
 	}
 	if slot != nil && slot.tooLarge.Load() {
 		// One response stream carried an event over the limit: that
@@ -123,4 +129,12 @@ func sameID(resp *transport.JSONRPCResponse, st *opState) bool {
 		return false
 	}
 	return resp.ID.String() == st.reqID.String() || (resp.ID.IsNil() && resp.Error != nil)
+}
+
+// budgetError is the error of a call whose response would take the bytes
+// in flight over the runtime's budget.
+func (c *conn) budgetError() *messages.Error {
+	return messages.Errorf(messages.KindResourceExhausted, c.server,
+		"the response would take the runtime's response bytes in flight over its budget of %d MiB (Options.MaxResponseBytesInFlight); try again when fewer large responses are in flight",
+		c.d.responseBudget().limit>>20)
 }

@@ -3,6 +3,7 @@ package transports
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -52,6 +53,14 @@ type Dialer struct {
 	// NpxInstallTimeout is the budget of an npx package's first install
 	// (DefaultNpxInstallTimeout when zero); see npxinstall.go.
 	NpxInstallTimeout time.Duration
+	// ResponseBudget bounds the response bytes in flight on every HTTP
+	// connection of this Dialer together (see budget.go): 0 is
+	// DefaultResponseBudget, a negative value means no budget. Set it
+	// before the first Dial.
+	ResponseBudget int64
+
+	budgetOnce sync.Once
+	budget     *budget
 
 	wg       sync.WaitGroup
 	installs installs
@@ -75,6 +84,12 @@ func (d *Dialer) WaitFor(timeout time.Duration) bool {
 }
 
 func (d *Dialer) clock() clock.Clock { return clock.Or(d.Clock) }
+
+// responseBudget is the Dialer's one budget, made on first use.
+func (d *Dialer) responseBudget() *budget {
+	d.budgetOnce.Do(func() { d.budget = newBudget(d.ResponseBudget) })
+	return d.budget
+}
 
 func (d *Dialer) logger() *slog.Logger {
 	if d.Logger != nil {
@@ -250,6 +265,12 @@ func (c *conn) originError() error {
 // endpoint speaks only legacy HTTP+SSE: it refused the POST with 404, 405
 // or 406.
 func (c *conn) fallbackToSSE(err error) bool {
+	if errors.Is(err, transport.ErrSessionTerminated) {
+		// initialize was answered with a session: the server speaks
+		// Streamable HTTP, and a later 404 means it lost that session
+		// (a legacy SSE attempt would wait for ever on its GET stream).
+		return false
+	}
 	switch c.statusOf(err) {
 	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotAcceptable:
 		return true
@@ -296,7 +317,7 @@ func (c *conn) openHTTP(legacySSE bool) error {
 	// Concurrent calls each hold one keep-alive connection; keeping only
 	// the default 2 idle would make every burst dial anew.
 	base.MaxIdleConnsPerHost = maxIdlePerHost
-	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, legacy: legacySSE, fail: c.originFailed,
+	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, legacy: legacySSE, fail: c.originFailed, budget: c.d.responseBudget(),
 		foreign: c.foreignResponse, unknown: c.unknownResponse, serverRequest: c.sreq.serve}
 	client := &http.Client{Transport: c.d.wrapAuth(c.server, c.http), CheckRedirect: checkRedirect}
 	c.client = client

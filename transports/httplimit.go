@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"sync"
 	"sync/atomic"
 )
 
@@ -42,6 +43,8 @@ type limitedTransport struct {
 	// statusSlot (the legacy GET stream): see unknown.go.
 	foreign func(ev []byte, want string) bool
 	unknown func()
+	// budget is the Dialer's response budget (nil: none).
+	budget *budget
 }
 
 func (t *limitedTransport) RoundTrip(req *http.Request) (resp *http.Response, err error) {
@@ -66,23 +69,36 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (resp *http.Response, er
 		slot.sent() // the request is out: its response has begun
 	}
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if media != "text/event-stream" && resp.ContentLength > MaxFrame {
+		// Refused before reading a byte of it.
+		t.violation.Store(true)
+		_ = resp.Body.Close()
+		return nil, ErrFrameTooLarge
+	}
 	if media == "text/event-stream" {
-		tap := &sseTap{rc: resp.Body, limit: MaxFrame + sseFraming, owner: t, slot: slot}
+		tap := &sseTap{rc: resp.Body, limit: MaxFrame + sseFraming, owner: t, slot: slot, charge: charge{b: t.budget}}
 		if t.legacy && req.Method == http.MethodGet {
 			tap.base = req.URL
 		}
 		resp.Body = tap
 	} else {
-		resp.Body = &bodyLimitReader{rc: resp.Body, left: MaxFrame + 1, owner: t}
+		resp.Body = &bodyLimitReader{rc: resp.Body, left: MaxFrame + 1, owner: t, slot: slot, charge: charge{b: t.budget}}
 	}
 	return resp, nil
 }
 
-// bodyLimitReader fails once more than MaxFrame bytes have been read.
+// bodyLimitReader fails once more than MaxFrame bytes have been read (it
+// reads at most MaxFrame+1), and when what it has read would take the
+// response bytes in flight over the budget; it holds its bytes in the
+// budget until Close.
 type bodyLimitReader struct {
-	rc    io.ReadCloser
-	left  int64
-	owner *limitedTransport
+	rc     io.ReadCloser
+	left   int64
+	owner  *limitedTransport
+	slot   *statusSlot
+	read   int64
+	charge charge
+	mu     sync.Mutex // Read and Close may race when a context ends
 }
 
 func (b *bodyLimitReader) Read(p []byte) (n int, err error) {
@@ -100,6 +116,16 @@ func (b *bodyLimitReader) Read(p []byte) (n int, err error) {
 	}
 	n, err = b.rc.Read(p)
 	b.left -= int64(n)
+	b.mu.Lock()
+	b.read += int64(n)
+	ok := b.charge.set(b.read)
+	b.mu.Unlock()
+	if !ok {
+		if b.slot != nil {
+			b.slot.overBudget.Store(true)
+		}
+		return 0, errBudget
+	}
 	if b.left <= 0 && err == nil {
 		b.owner.violation.Store(true)
 		return n, ErrFrameTooLarge
@@ -107,4 +133,9 @@ func (b *bodyLimitReader) Read(p []byte) (n int, err error) {
 	return n, err
 }
 
-func (b *bodyLimitReader) Close() error { return b.rc.Close() }
+func (b *bodyLimitReader) Close() error {
+	b.mu.Lock()
+	b.charge.set(0)
+	b.mu.Unlock()
+	return b.rc.Close()
+}

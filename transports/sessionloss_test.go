@@ -73,3 +73,26 @@ func TestSessionLoss404(t *testing.T) {
 	c2, _ := dial(t, ep)
 	echo(t, c2, "new session")
 }
+
+// TestSessionLostInHandshake: a server that loses the session between
+// initialize and notifications/initialized (404) fails the dial at once,
+// saying so; it is not taken for a legacy SSE server (whose endpoint event
+// its GET stream would never send: the dial hung until the startup
+// deadline).
+func TestSessionLostInHandshake(t *testing.T) {
+	t.Parallel()
+	target, err := url.Parse(httpEP(t, "--http 127.0.0.1:0").URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	base := loopbackServer(t, "127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") != "" {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	e := dialErr(t, messages.Endpoint{URL: base + target.Path})
+	wantErr(t, "session lost in the handshake", e, messages.KindInitFailed, "lost the session (HTTP 404)")
+}

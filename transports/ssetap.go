@@ -33,6 +33,8 @@ type sseTap struct {
 	out  []byte     // ready for the caller
 	err  error      // sticky end of reading
 	buf  []byte
+	// charge holds len(in)+len(out) in the Dialer's response budget.
+	charge charge
 }
 
 func (s *sseTap) Read(p []byte) (n int, err error) {
@@ -48,8 +50,17 @@ func (s *sseTap) Read(p []byte) (n int, err error) {
 		if s.buf == nil {
 			s.buf = make([]byte, 32<<10)
 		}
-		n, err := s.rc.Read(s.buf)
-		s.in = append(s.in, s.buf[:n]...)
+		// Never read past the limit plus one byte of an event.
+		buf := s.buf[:min(len(s.buf), s.limit+1-len(s.in))]
+		n, err := s.rc.Read(buf)
+		s.in = append(s.in, buf[:n]...)
+		if !s.charge.set(int64(len(s.in) + len(s.out))) {
+			if s.slot != nil {
+				s.slot.overBudget.Store(true)
+			}
+			s.err = errBudget
+			break
+		}
 		s.split()
 		if s.err != nil {
 			break
@@ -70,12 +81,21 @@ func (s *sseTap) Read(p []byte) (n int, err error) {
 	if len(s.out) > 0 {
 		n := copy(p, s.out)
 		s.out = s.out[n:]
+		if len(s.out) == 0 {
+			s.out = nil // let a large event's buffer go
+		}
+		s.charge.set(int64(len(s.in) + len(s.out)))
 		return n, nil
 	}
 	return 0, s.err
 }
 
-func (s *sseTap) Close() error { return s.rc.Close() }
+func (s *sseTap) Close() error {
+	s.mu.Lock()
+	s.charge.set(0)
+	s.mu.Unlock()
+	return s.rc.Close()
+}
 
 // foreign reports (and counts) a response event this stream must not
 // hand to mcp-go: on a POST's stream one for another request, on the
@@ -132,9 +152,13 @@ func (s *sseTap) split() {
 			}
 			return
 		}
-		if s.foreign(ev) {
+		switch {
+		case s.foreign(ev):
 			// A response this stream must not carry: dropped, counted.
-		} else if !s.claimed(ev) {
+		case s.claimed(ev):
+		case len(s.out) == 0:
+			s.out = ev[:len(ev):len(ev)] // no copy: in moves past it below
+		default:
 			s.out = append(s.out, ev...)
 		}
 		s.in = s.in[end:]
