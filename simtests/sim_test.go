@@ -188,6 +188,7 @@ var regressionSeeds = []uint64{
 	1329,  // a dial slower than the activation timeout: attempts that reached no server
 	2327,  // a crashed server actor's closing connections: shutdown waits for their ConnClosed
 	2352,  // a batcher crashing on its shutdown clear: no restart timer once shutdown began
+	3296,  // a reopen refused on a session whose connection died: an attempt with no open
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
