@@ -189,6 +189,7 @@ var regressionSeeds = []uint64{
 	2327,  // a crashed server actor's closing connections: shutdown waits for their ConnClosed
 	2352,  // a batcher crashing on its shutdown clear: no restart timer once shutdown began
 	3296,  // a reopen refused on a session whose connection died: an attempt with no open
+	4417,  // a call within failure memory that a server actor crashed on: internal_error, not server_backoff
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
