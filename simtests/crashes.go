@@ -48,6 +48,12 @@ func (w *World) injectCrash(kind messages.ActorKind) bool {
 	if kind == messages.ActorServer {
 		w.crash.serverAt = w.Now()
 	}
+	// Frames on their way to a crashed stream (an events subscription's
+	// too) or session are lost: a sign of life the server sent may never
+	// have reached the subscription (invariant 21).
+	for name := range w.servers {
+		w.inv.evShaky(name)
+	}
 	w.Tracef("! crash injected into a %s actor", kind)
 	return true
 }

@@ -238,7 +238,8 @@ func (c *checker) hostFinished(op *hostOp) {
 	if op.kind == "call" && r.ok && !strings.Contains(r.text, fmt.Sprintf(`"call":%q`, op.id)) {
 		c.w.violate("host %s got an answer that is not its own: %q", op.id, r.text)
 	}
-	if op.expectBackoff {
+	crashedOn := r.code == "internal_error" && strings.Contains(r.text, "crashed") && c.w.crashesFired(messages.ActorServer) > 0
+	if op.expectBackoff && !crashedOn { // (a server actor that crashed on the call answered it so)
 		switch {
 		case r.code != "server_backoff":
 			c.w.violate("failure memory: host %s to %s within %s of a failed connect got %s, want server_backoff",

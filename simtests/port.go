@@ -268,6 +268,9 @@ func (c *simConn) crash(why string) {
 	}
 	l := c.l
 	l.w.Tracef("%s ! crash: %s", l.label, why)
+	// A reopen given a session on this connection just before it died is
+	// refused without reaching the server: an attempt with no open.
+	l.w.inv.evShaky(l.srv.Name)
 	c.state = connExiting
 	c.failPending(messages.Errorf(messages.KindDisconnected, l.srv.Name, "%s", why))
 	closed := func() {

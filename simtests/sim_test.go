@@ -188,6 +188,9 @@ var regressionSeeds = []uint64{
 	1329,  // a dial slower than the activation timeout: attempts that reached no server
 	2327,  // a crashed server actor's closing connections: shutdown waits for their ConnClosed
 	2352,  // a batcher crashing on its shutdown clear: no restart timer once shutdown began
+	3296,  // a reopen refused on a session whose connection died: an attempt with no open
+	4417,  // a call within failure memory that a server actor crashed on: internal_error, not server_backoff
+	4681,  // an events stream crashed: the signs of life on their way to it never reached the subscription
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
