@@ -101,6 +101,13 @@ func TestClientSideWithEverything(t *testing.T) {
 			if res.IsError || !strings.Contains(res.Text, "file:///work/project") {
 				t.Errorf("roots: %s", res.Text)
 			}
+			// New roots are announced (notifications/roots/list_changed); the
+			// server asks again and sees them.
+			rt.SetRoots([]mcprt.Root{{URI: "file:///work/other", Name: "other"}})
+			poll(testCtx(t), t, "the server sees the new roots", func() bool {
+				res := call("get-roots-list", `{}`)
+				return !res.IsError && strings.Contains(res.Text, "file:///work/other") && !strings.Contains(res.Text, "file:///work/project")
+			})
 
 			res = call("trigger-url-elicitation", `{"url":"https://auth.example.com/consent?x=1"}`)
 			if len(h.urls) != 1 || h.urls[0].Host != "auth.example.com" || h.urls[0].URL != "https://auth.example.com/consent?x=1" {
