@@ -35,7 +35,7 @@ var mcpInputSchema = json.RawMessage(`{
     "limit": {"type": "integer", "minimum": 1, "description": "Search results per page (default 12)"},
     "offset": {"type": "integer", "minimum": 0, "description": "Search results to skip"},
     "read": {"type": "string", "description": "Read a resource by URI, or a resource template (its uriTemplate or name) with args; server names the server when needed"},
-    "server": {"type": "string", "description": "List this server's tools (or narrow a search to it, or say whose resource to read)"},
+    "server": {"type": "string", "description": "List this server's tools (or narrow a search to it, or say whose tool to call or resource to read)"},
     "action": {"type": "string", "enum": ["auth-start", "auth-complete"], "description": "OAuth for a server with no browser here: auth-start (with server) returns the URL to open; auth-complete (with server, args {redirectUrl} or {code}) finishes it"}
   },
   "additionalProperties": false
@@ -240,6 +240,8 @@ func (m *MCP) dispatch(ctx context.Context, a *mcpArgs) Result {
 	switch {
 	case a.Action != "":
 		return m.action(ctx, a)
+	case a.Tool != "" && a.Server != "":
+		return m.callOn(ctx, a.Server, a.Tool, a.Args)
 	case a.Tool != "":
 		return m.call(ctx, a.Tool, a.Args)
 	case a.Read != "":

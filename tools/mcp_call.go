@@ -22,6 +22,34 @@ func (m *MCP) call(ctx context.Context, name string, rawArgs json.RawMessage) Re
 	return m.invoke(ctx, e, args)
 }
 
+// callOn calls a tool of the named server: {"server": "s", "tool": "t"}
+// means that server's t even when other servers have a tool named t too.
+// The tool may be named bare or as the runtime spells it for that server
+// ("s_t"); a tool of another server is refused, never called.
+func (m *MCP) callOn(ctx context.Context, server, tool string, rawArgs json.RawMessage) Result {
+	if err := m.configured(server); err != nil {
+		return failure(err)
+	}
+	args, aerr := decodeToolArgs(rawArgs)
+	if aerr != nil {
+		return failure(aerr)
+	}
+	e, err := m.resolve(ctx, server+"_"+tool)
+	if err != nil && err.Kind == messages.KindToolNotFound {
+		e, err = m.resolve(ctx, tool)
+		if err != nil && err.Kind == messages.KindAmbiguousTool {
+			err = messages.Errorf(messages.KindToolNotFound, server, "server %q offers no tool named %s", server, quote(tool))
+		}
+	}
+	if err != nil {
+		return failure(err)
+	}
+	if e.Server != server {
+		return failure(messages.Errorf(messages.KindToolNotFound, server, "server %q offers no tool named %s (server %q does)", server, quote(tool), e.Server))
+	}
+	return m.invoke(ctx, e, args)
+}
+
 // invoke runs one exposed tool: tools/call for a server's tool (with the
 // output schema as the catalog had it when the call began), resources/read
 // for a resource tool. It never retries.

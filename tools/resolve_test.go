@@ -134,3 +134,30 @@ func TestResolutionOfRegisteredDirectNames(t *testing.T) {
 		}
 	}
 }
+
+// {"server": "s", "tool": "t"} calls s's t even when another server has a
+// tool named t too; a tool s lacks is tool_not_found naming who has it.
+func TestToolOfANamedServer(t *testing.T) {
+	t.Parallel()
+	flags := map[string]string{
+		"demo":  scripted(t, testserver.Script{Tools: rawTools("read_file", "only_demo")}),
+		"other": scripted(t, testserver.Script{Tools: rawTools("read_file")}),
+	}
+	r := newRig(t, []string{"demo", "other"}, flags)
+	wantCode(t, r.exec(`{"tool":"read_file","args":{}}`), "ambiguous_tool")
+	for _, server := range []string{"demo", "other"} {
+		res := r.exec(`{"server":"` + server + `","tool":"read_file","args":{}}`)
+		if res.IsError || res.Details["server"] != server {
+			t.Errorf("read_file of %s: %s %v", server, res.Text, res.Details)
+		}
+	}
+	if res := r.exec(`{"server":"demo","tool":"demo_read_file","args":{}}`); res.IsError || res.Details["server"] != "demo" {
+		t.Errorf("the prefixed spelling with its server: %s", res.Text)
+	}
+	res := r.exec(`{"server":"other","tool":"only_demo","args":{}}`)
+	wantCode(t, res, "tool_not_found")
+	if !strings.Contains(res.Text, `server "demo" does`) {
+		t.Errorf("a tool of another server: %s", res.Text)
+	}
+	wantCode(t, r.exec(`{"server":"nosuch","tool":"read_file"}`), "server_not_found")
+}
