@@ -113,6 +113,18 @@ func (m *MCP) read(ctx context.Context, a *mcpArgs) Result {
 			return failure(messages.Errorf(messages.KindInvalidArgs, "", "args of a template read must be a JSON object"))
 		}
 	}
+	if args != nil && m.sys != nil {
+		// A template is found in the catalog: list the servers never
+		// listed first (connecting them as their lifecycles allow).
+		var pending []string
+		_, snap := m.src.catalog()
+		for _, s := range m.cfg.order {
+			if (a.Server == "" || a.Server == s) && !m.cfg.byName[s].Disabled && !snap.Server(s).Known() {
+				pending = append(pending, s)
+			}
+		}
+		m.refreshMany(ctx, pending)
+	}
 	t, err := m.ResolveRead(a.Server, a.Read, args)
 	if err != nil {
 		return failure(err)

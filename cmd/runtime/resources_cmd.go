@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -97,27 +98,33 @@ func resourcesCmd(g *globals) *cobra.Command {
 func readCmd(g *globals) *cobra.Command {
 	var server string
 	c := &cobra.Command{
-		Use: "read URI", Short: "read a listed resource by its URI", Args: cobra.ExactArgs(1),
+		Use:   "read URI|TEMPLATE [NAME=VALUE...]",
+		Short: "read a resource by its URI, or a resource template (its uriTemplate or name) expanded with NAME=VALUE arguments",
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
-				mcp, _ := rt.Tool(mcprt.MCPToolName)
-				servers := rt.Servers()
-				if server != "" {
-					servers = []string{server}
-				}
-				rows, err := resources(cmd.Context(), mcp, servers)
-				if err != nil {
-					return err
-				}
-				for _, r := range rows {
-					if r.URI == args[0] {
-						return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(map[string]any{"tool": r.Tool, "server": r.Server, "args": map[string]any{}}))
+			fields := map[string]any{"read": args[0]}
+			if len(args) > 1 {
+				vals := map[string]any{}
+				for _, kv := range args[1:] {
+					k, v, ok := strings.Cut(kv, "=")
+					if !ok || k == "" {
+						return usage("template arguments are NAME=VALUE, not %q", safeWord(kv))
 					}
+					vals[k] = v
 				}
-				return usage("no listed resource has the URI %q (runtime resources lists them; reading through a template is not available yet)", safeWord(args[0]))
+				fields["args"] = vals
+			}
+			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+				switch {
+				case server != "":
+					fields["server"] = server
+				case len(rt.Servers()) == 1:
+					fields["server"] = rt.Servers()[0]
+				}
+				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(fields))
 			})
 		},
 	}
-	c.Flags().StringVar(&server, "server", "", "look only at this server's resources")
+	c.Flags().StringVar(&server, "server", "", "the server whose resource it is (needed when several are configured)")
 	return c
 }

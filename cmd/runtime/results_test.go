@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
 )
 
 // TestCallPrintsSavedResultPath: a call whose result is cut prints the path
@@ -34,5 +36,24 @@ func TestCallPrintsSavedResultPath(t *testing.T) {
 	}
 	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
 		t.Fatalf("results directory: %v %v", st, err)
+	}
+}
+
+// runtime read reads a resource by URI, or a template expanded with
+// NAME=VALUE arguments (the catalog is listed first on a fresh runtime);
+// a malformed argument is a usage error.
+func TestReadByURIAndTemplate(t *testing.T) {
+	t.Parallel()
+	stdio := shellQuote(testenv.Node(t)) + " " + shellQuote(testenv.EverythingJS(t)) + " stdio"
+	o := runCLI(t, nil, "--stdio", stdio, "read", "demo://resource/dynamic/text/{resourceId}", "resourceId=7")
+	if o.code != 0 || !strings.Contains(o.stdout, "[resource adhoc: demo://resource/dynamic/text/7]") || !strings.Contains(o.stdout, "Resource 7") {
+		t.Errorf("template read: %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	o = runCLI(t, nil, "--stdio", stdio, "read", "demo://resource/static/document/features.md")
+	if o.code != 0 || !strings.Contains(o.stdout, "Everything Server - Features") {
+		t.Errorf("URI read: %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	if o := runCLI(t, nil, "--stdio", stdio, "read", "demo://resource/dynamic/text/{resourceId}", "resourceId"); o.code != 2 {
+		t.Errorf("a malformed argument: %d %q", o.code, o.stderr)
 	}
 }
