@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcprt/mcprt/clientside"
 	"github.com/mcprt/mcprt/messages"
@@ -15,6 +16,9 @@ import (
 
 // clientSide answers servers' requests with the host's hooks (client.go).
 type clientSide struct {
+	// asked counts, per server, the questions put to the user (a
+	// *atomic.Uint64 by server name), so a call can say it waited for one.
+	asked  sync.Map
 	hooks  ClientHooks
 	rt     *Runtime
 	mu     sync.Mutex
@@ -137,6 +141,8 @@ func (c *clientSide) elicit(ctx context.Context, req messages.ServerRequest) (js
 func (c *clientSide) waitForPerson(ctx context.Context, server string, ask func() (ElicitAnswer, error)) (ElicitAnswer, *messages.RPCError) {
 	c.rt.sys.Post(server, messages.UserWait{Server: server, Delta: 1})
 	defer c.rt.sys.Post(server, messages.UserWait{Server: server, Delta: -1})
+	n, _ := c.asked.LoadOrStore(server, new(atomic.Uint64))
+	n.(*atomic.Uint64).Add(1)
 	ans, err := ask()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -289,4 +295,12 @@ func urlConsent(h ClientHooks) tools.URLConsent {
 		ans, err := h.ElicitURL(ctx, ElicitURL{Server: server, Message: message, URL: u.URL, Host: u.Host, ElicitationID: id})
 		return err == nil && ans.Action == ElicitAccept
 	}
+}
+
+// askedCount is how many questions server has put to the user so far.
+func (c *clientSide) askedCount(server string) uint64 {
+	if n, ok := c.asked.Load(server); ok {
+		return n.(*atomic.Uint64).Load()
+	}
+	return 0
 }

@@ -76,6 +76,7 @@ func withCatalog(servers []actors.ServerConfig, eff *config.Effective, cache str
 // direct tools have no cached metadata yet.
 func (r *Runtime) buildTools(ctx context.Context, opts Options, eff *config.Effective) {
 	topts := toolOptions(opts, eff)
+	topts.UserAsked = r.client.askedCount
 	topts.Auth = authActions{r}
 	r.mcp = tools.NewMCP(r.sys, topts)
 	r.events = tools.NewEvents(r.sys.Events())

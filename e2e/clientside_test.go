@@ -85,13 +85,16 @@ func TestClientSideWithEverything(t *testing.T) {
 			if res.IsError || !strings.Contains(res.Text, "Ada Lovelace") || !strings.Contains(res.Text, "It was a dark and stormy night.") {
 				t.Errorf("elicitation result (want the host's name and the schema's default first line): %s", res.Text)
 			}
+			if res.Details["askedUser"] != true || !strings.Contains(res.Text, "The server asked the user during this call") {
+				t.Errorf("the call does not say it waited for the user: %v", res.Details["askedUser"])
+			}
 			if len(h.forms) != 1 || h.forms[0].Server != "every" || len(h.forms[0].Form.Fields) < 5 {
 				t.Errorf("the host was asked %+v", h.forms)
 			}
 
 			res = call("trigger-sampling-request", `{"prompt":"say hi","maxTokens":50}`)
-			if res.IsError || !strings.Contains(res.Text, "the host's model says hi") {
-				t.Errorf("sampling result: %s", res.Text)
+			if res.IsError || !strings.Contains(res.Text, "the host's model says hi") || res.Details["askedUser"] != nil {
+				t.Errorf("sampling result: %s (%v)", res.Text, res.Details["askedUser"])
 			}
 			if len(h.samples) != 1 || !strings.Contains(h.samples[0].Messages[0].Text, "say hi") || h.samples[0].MaxTokens != 50 {
 				t.Errorf("the host's model was asked %+v", h.samples)

@@ -83,6 +83,9 @@ type Options struct {
 	// URLConsent asks the user to open the URL of a server's -32042 error
 	// (nil: the model is told the host cannot show it).
 	URLConsent URLConsent
+	// UserAsked, when set, counts the questions a server has put to the
+	// user (elicitations): a call during which it grew says so.
+	UserAsked func(server string) uint64
 	// ProgressTokens makes every tools/call carry a progress token, for a
 	// host that shows progress.
 	ProgressTokens  bool

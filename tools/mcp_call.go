@@ -79,6 +79,25 @@ func (m *MCP) invoke(ctx context.Context, e *entry, args json.RawMessage) Result
 		params = append(params, `"}`...)
 	}
 	params = append(params, '}')
+	var asked uint64
+	if m.opts.UserAsked != nil {
+		asked = m.opts.UserAsked(e.Server)
+	}
+	res := m.callTool(ctx, e, params)
+	if m.opts.UserAsked != nil && m.opts.UserAsked(e.Server) != asked {
+		// The call waited for the user (the server asked them something):
+		// the model reads it, and its deadline did not count that time.
+		res.Text += "\n[The server asked the user during this call; the answer was theirs.]"
+		if res.Details == nil {
+			res.Details = map[string]any{}
+		}
+		res.Details["askedUser"] = true
+	}
+	return res
+}
+
+// callTool sends tools/call and renders its outcome.
+func (m *MCP) callTool(ctx context.Context, e *entry, params []byte) Result {
 	r := m.sys.Request(ctx, e.Server, "tools/call", params, messages.DeadlineCall, messages.OriginModel)
 	if r.Err != nil {
 		if res, ok := m.urlElicitationRequired(ctx, e, r.Err); ok {
