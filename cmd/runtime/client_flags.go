@@ -100,26 +100,9 @@ func (g *globals) clientHooks() (mcprt.ClientHooks, error) {
 		if p.Total > 0 {
 			total = "/" + strconv.FormatFloat(p.Total, 'f', -1, 64)
 		}
-		fmt.Fprintf(g.stderr, "runtime: %s: progress %s%s %s\n", p.Server, strconv.FormatFloat(p.Progress, 'f', -1, 64), total, terminalSafe(p.Message))
+		fmt.Fprintf(g.stderr, "runtime: %s: progress %s%s %s\n", p.Server, strconv.FormatFloat(p.Progress, 'f', -1, 64), total, escapeTerminal(p.Message))
 	}
 	return h, nil
-}
-
-// terminalSafe keeps server text from driving the terminal: control
-// characters other than tab become visible escapes.
-func terminalSafe(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // askForm asks the person field by field, with the schema's titles and
@@ -127,7 +110,7 @@ func terminalSafe(s string) string {
 // line "!decline" or "!cancel" ends the form so.
 func askForm(ctx context.Context, in io.Reader, out io.Writer, q mcprt.ElicitForm) (mcprt.ElicitAnswer, error) {
 	r := bufio.NewReader(in)
-	fmt.Fprintf(out, "\n%s asks: %s\n(empty line: default; !decline or !cancel to refuse)\n", q.Server, terminalSafe(q.Message))
+	fmt.Fprintf(out, "\n%s asks: %s\n(empty line: default; !decline or !cancel to refuse)\n", q.Server, escapeTerminal(q.Message))
 	content := map[string]any{}
 	for _, f := range q.Form.Fields {
 		for {
@@ -155,7 +138,7 @@ func askForm(ctx context.Context, in io.Reader, out io.Writer, q mcprt.ElicitFor
 			if f.Required {
 				req = " (required)"
 			}
-			fmt.Fprintf(out, "%s (%s)%s%s: ", terminalSafe(label), terminalSafe(hint), req, terminalSafe(def))
+			fmt.Fprintf(out, "%s (%s)%s%s: ", escapeTerminal(label), escapeTerminal(hint), req, escapeTerminal(def))
 			line, err := r.ReadString('\n')
 			line = strings.TrimSpace(line)
 			switch line {
@@ -207,7 +190,7 @@ func parseAnswer(f mcprt.FormField, line string) any {
 }
 
 func askURL(in io.Reader, out io.Writer, q mcprt.ElicitURL) (mcprt.ElicitAnswer, error) {
-	fmt.Fprintf(out, "\n%s asks you to open a page on %s:\n  %s\n  %s\nOpen it and continue? [y/N] ", q.Server, terminalSafe(q.Host), terminalSafe(q.Message), terminalSafe(q.URL))
+	fmt.Fprintf(out, "\n%s asks you to open a page on %s:\n  %s\n  %s\nOpen it and continue? [y/N] ", q.Server, escapeTerminal(q.Host), escapeTerminal(q.Message), escapeTerminal(q.URL))
 	line, _ := bufio.NewReader(in).ReadString('\n')
 	if s := strings.ToLower(strings.TrimSpace(line)); s == "y" || s == "yes" {
 		return mcprt.ElicitAnswer{Action: mcprt.ElicitAccept}, nil
