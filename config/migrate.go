@@ -68,7 +68,7 @@ func closest(k string, known map[string]bool) string {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if d := distance(lower(k), lower(n)); d < bestD {
+		if d := Distance(lower(k), lower(n)); d < bestD {
 			best, bestD = n, d
 		}
 	}
@@ -85,8 +85,9 @@ func lower(s string) string {
 	return string(b)
 }
 
-// distance is the Levenshtein distance of two short strings.
-func distance(a, b string) int {
+// Distance is the Levenshtein distance of two short strings, in bytes:
+// the did-you-mean of configuration fields and of the proxy tool's names.
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcprt/mcprt/catalog"
+	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -217,7 +218,7 @@ func (m *MCP) suggest(name string, n int) []string {
 		}
 		seen[cn] = true
 		en := canonName(e.Name)
-		d := editDistance(norm, en)
+		d := config.Distance(norm, en)
 		if strings.Contains(en, norm) || strings.Contains(norm, en) {
 			d = 0
 		}
@@ -236,27 +237,6 @@ func (m *MCP) suggest(name string, n int) []string {
 		out = append(out, c.name)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance of two strings, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // plural returns word for one, word+"s" otherwise.
