@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"github.com/gofrs/flock"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,15 +52,12 @@ func npmInstall(t testing.TB, spec, probe string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+	// Test binaries of several packages install at once: one waits.
+	lock := flock.New(filepath.Join(dir, ".lock"))
+	if err := lock.Lock(); err != nil {
 		t.Fatal(err)
 	}
-	defer lock.Close()
-	if err := lockFile(lock); err != nil {
-		t.Fatal(err)
-	}
-	defer unlockFile(lock)
+	defer lock.Unlock()
 	if _, err := os.Stat(script); err == nil {
 		return script // another test binary installed it while we waited
 	}
