@@ -12,13 +12,31 @@ import (
 	"github.com/mcprt/mcprt/messages"
 )
 
+// HostMessage is something the runtime delivers into the host's
+// conversation (an events wakeup): Kind, the Text the model reads,
+// Details for the host's UI, TriggerTurn and DeliverAs.
+type HostMessage = messages.HostMessage
+
+// Notice is a message for the host's UI, never for the model.
+type Notice = messages.Notice
+
+// NoticeLevel grades a Notice.
+type NoticeLevel = messages.NoticeLevel
+
+// The levels of a Notice.
+const (
+	NoticeInfo    = messages.NoticeInfo
+	NoticeWarning = messages.NoticeWarning
+	NoticeError   = messages.NoticeError
+)
+
 // Host is the agent host embedding the runtime. Both methods must return
 // promptly; the runtime calls them one at a time.
 type Host interface {
 	// Deliver puts a message into the conversation (events wakeups).
-	Deliver(ctx context.Context, m messages.HostMessage)
+	Deliver(ctx context.Context, m HostMessage)
 	// Notify shows a notice to the user, never to the model.
-	Notify(ctx context.Context, n messages.Notice)
+	Notify(ctx context.Context, n Notice)
 }
 
 // Options configure Start. The zero value runs with the configuration files
