@@ -4,7 +4,9 @@
 // Streamable HTTP, and that speaks MCP events through internal/eventsrv. It
 // knows nothing of the runtime.
 //
-// Events (events/list, events/stream; the wire format is eventsrv's):
+// # Events
+//
+// events/list and events/stream; the wire format is eventsrv's:
 //   - fs.changed: files created, changed or removed under [Options.Root],
 //     found by scanning it every [Options.Poll] (250 ms by default) while
 //     the type has streams, without following symbolic links, at most
@@ -28,6 +30,8 @@
 // nothing twice. A cursor older than retention is answered with the
 // client's cursor in active and then a second active {truncated: true}.
 //
+// # Faults
+//
 // demo_fault {fault, name?, ms?, code?, message?, data?} disturbs the open
 // streams (all, or those of event type name): disconnect (stdio: the
 // session ends and the server exits; Streamable HTTP: the stream's
@@ -36,6 +40,8 @@
 // skipped and a truncated active says so), error (a recoverable
 // notifications/events/error) and terminate (notifications/events/
 // terminated).
+//
+// # Files
 //
 // read_file and list_files are confined to [Options.Root]: read_file refuses
 // absolute paths, paths with ".." that leave the root, symlinks that resolve
@@ -47,6 +53,8 @@
 // directory: a symlink swapped while a file is being opened cannot lead out
 // of it (TestReadFileSymlinkSwapRace swaps a directory for a link to the
 // outside 20,000 times over while reading).
+//
+// # Concurrency
 //
 // Concurrency contract: the server is safe for concurrent use.
 // [ServeStdio] reads and dispatches lines in order on one goroutine,

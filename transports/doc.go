@@ -2,7 +2,8 @@
 // blocking I/O to the runtime's asynchronous connection port
 // (messages.Dialer and messages.Conn).
 //
-// What it owns:
+// # What it owns
+//
 //   - stdio: spawning the server in its own process group with a minimal
 //     inherited environment plus its configured env (a command with a slash
 //     is relative to its cwd, a bare name is looked up on its own PATH),
@@ -34,6 +35,8 @@
 //     debug log (guard.go); a write a stdio or socket server no longer
 //     reads (it closed its stdin, or shut the socket's read side) ends the
 //     connection ("server stopped reading its stdin").
+//
+// # Concurrency
 //
 // Concurrency contract: the Dialer's methods and every Conn method return
 // at once; the work runs on goroutines the Dialer starts and counts (one per
