@@ -3,6 +3,7 @@ package mcprt_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -130,3 +131,32 @@ func (h printHost) Deliver(_ context.Context, m mcprt.HostMessage) {
 }
 
 func (printHost) Notify(context.Context, mcprt.Notice) {}
+
+// Call a tool from Go, with typed content and errors: for hosts that
+// drive servers themselves rather than through the model.
+func ExampleRuntime_CallTool() {
+	ctx := context.Background()
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: demoConfig(), AgentDir: scratchDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+
+	res, err := rt.CallTool(ctx, "demo", "add", map[string]any{"a": 2, "b": 3})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].Type, res.Content[0].Text)
+
+	if _, err := rt.Connect(ctx, "demo", false); err != nil { // lists the catalog
+		log.Fatal(err)
+	}
+	_, err = rt.CallTool(ctx, "demo", "no_such_tool", nil)
+	fmt.Println(errors.Is(err, mcprt.ErrToolNotFound))
+	_, err = rt.CallTool(ctx, "nosuch", "add", nil)
+	fmt.Println(errors.Is(err, mcprt.ErrServerNotFound))
+	// Output:
+	// text 5
+	// true
+	// true
+}

@@ -44,6 +44,45 @@ var sessionMethods = map[string]sessionMethod{
 		}
 		return map[string]any{"server": p.Server, "name": info.Name, "version": info.Version}, nil
 	},
+	"callTool": func(ctx context.Context, rt *mcprt.Runtime, params json.RawMessage) (any, error) {
+		var p struct {
+			Server    string         `json:"server"`
+			Tool      string         `json:"tool"`
+			Arguments map[string]any `json:"arguments"`
+		}
+		if err := decodeParams(params, &p); err != nil {
+			return nil, err
+		}
+		if p.Server == "" || p.Tool == "" {
+			return nil, messages.Errorf(messages.KindInvalidArgs, "", `callTool needs params {"server": NAME, "tool": NAME}`)
+		}
+		res, err := rt.CallTool(ctx, p.Server, p.Tool, p.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		content := make([]json.RawMessage, 0, len(res.Content))
+		for _, c := range res.Content {
+			content = append(content, c.Raw)
+		}
+		out := map[string]any{"content": content, "isError": res.IsError}
+		if len(res.Structured) > 0 {
+			out["structuredContent"] = res.Structured
+		}
+		return out, nil
+	},
+	"serverTools": func(_ context.Context, rt *mcprt.Runtime, params json.RawMessage) (any, error) {
+		var p struct {
+			Server string `json:"server"`
+		}
+		if err := decodeParams(params, &p); err != nil {
+			return nil, err
+		}
+		tools, ok := rt.ServerTools(p.Server)
+		if !ok {
+			return nil, messages.Errorf(messages.KindInvalidArgs, p.Server, "the tools of %q are not listed yet (connect it first)", p.Server)
+		}
+		return tools, nil
+	},
 	"prompts": func(_ context.Context, rt *mcprt.Runtime, _ json.RawMessage) (any, error) {
 		out := []map[string]any{}
 		for _, p := range rt.Prompts() {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -205,6 +206,14 @@ func TestSessionProtocol(t *testing.T) {
 	s.sendRaw(`{"id":9,"method":"connect","params":{"server":5}}`)
 	if e := s.await("bad params", hasID("9")); !strings.Contains(e["error"].(map[string]any)["message"].(string), "params.server") {
 		t.Errorf("malformed params answered %v", e)
+	}
+	s.send(`{"id":11,"method":"callTool","params":{"server":"adhoc","tool":"echo","arguments":{"message":"typed"}}}`)
+	if e := s.await("callTool", hasID("11")); !strings.Contains(fmt.Sprint(e["result"]), "echo: typed") {
+		t.Errorf("callTool answered %v", e)
+	}
+	s.send(`{"id":12,"method":"serverTools","params":{"server":"adhoc"}}`)
+	if e := s.await("serverTools", hasID("12")); !strings.Contains(fmt.Sprint(e["result"]), "echo") {
+		t.Errorf("serverTools answered %v", e)
 	}
 	s.send(`{"id":10,"method":"servers"}`)
 	if e := s.await("servers", hasID("10")); len(e["result"].([]any)) != 1 {
