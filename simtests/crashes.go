@@ -47,6 +47,9 @@ func (w *World) injectCrash(kind messages.ActorKind) bool {
 	crashTotals.Add(1)
 	if kind == messages.ActorServer {
 		w.crash.serverAt = w.Now()
+		// The restarted actor starts a fresh lifecycle: failure memory
+		// is the incarnation's, and is forgotten (seed 12346).
+		clear(w.inv.failedAt)
 	}
 	// Frames on their way to a crashed stream (an events subscription's
 	// too) or session are lost: a sign of life the server sent may never

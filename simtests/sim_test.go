@@ -192,6 +192,7 @@ var regressionSeeds = []uint64{
 	4417,  // a call within failure memory that a server actor crashed on: internal_error, not server_backoff
 	4681,  // an events stream crashed: the signs of life on their way to it never reached the subscription
 	9223,  // a fresh connect replaced the connection with an event on its way: invariant 21 excuses a close
+	12346, // a server actor crashed right after a failed connect: failure memory is the incarnation's
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
