@@ -193,6 +193,7 @@ var regressionSeeds = []uint64{
 	4681,  // an events stream crashed: the signs of life on their way to it never reached the subscription
 	9223,  // a fresh connect replaced the connection with an event on its way: invariant 21 excuses a close
 	12346, // a server actor crashed right after a failed connect: failure memory is the incarnation's
+	15767, // a server actor crashed at virtual time 0
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
