@@ -155,9 +155,16 @@ func (c *checker) evSubscribing(server, name, args string) {
 	c.ev().lastHost = c.w.Now()
 	k := subKey(server, name, args)
 	c.ev().streak[k], c.ev().peak[k] = 0, 0
-	if _, live := c.ev().aliveAt[k]; !live || c.ev().sinceAlive[k] >= 5 {
+	held := 0
+	for _, hs := range c.w.Host.subs {
+		if subKey(hs.server, hs.name, hs.args) == k {
+			held++
+		}
+	}
+	if held == 0 {
 		// A new subscription: its first open and five retries. (A
-		// subscribe that reuses a live one changes nothing.)
+		// subscribe that may reuse a held one changes nothing: seed
+		// 16553; after a failed one the count only grows, looser.)
 		c.ev().sinceAlive[k], c.ev().aliveAt[k] = -1, c.w.Now()
 	}
 }

@@ -194,6 +194,7 @@ var regressionSeeds = []uint64{
 	9223,  // a fresh connect replaced the connection with an event on its way: invariant 21 excuses a close
 	12346, // a server actor crashed right after a failed connect: failure memory is the incarnation's
 	15767, // a server actor crashed at virtual time 0
+	16553, // a subscribe that reused a reconnecting subscription reset invariant 21's count
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
