@@ -195,6 +195,7 @@ var regressionSeeds = []uint64{
 	12346, // a server actor crashed right after a failed connect: failure memory is the incarnation's
 	15767, // a server actor crashed at virtual time 0
 	16553, // a subscribe that reused a reconnecting subscription reset invariant 21's count
+	21575, // two subscription crashes: two status wakeups past the episodes' bound
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
