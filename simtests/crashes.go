@@ -46,7 +46,10 @@ func (w *World) injectCrash(kind messages.ActorKind) bool {
 	w.crash.fired[kind]++
 	crashTotals.Add(1)
 	if kind == messages.ActorServer {
-		w.crash.serverAt = w.Now()
+		w.crash.serverAt = w.Now() + 1 // (never 0: 0 means none, even for a crash at time 0)
+		// The restarted actor starts a fresh lifecycle: failure memory
+		// is the incarnation's, and is forgotten (seed 12346).
+		clear(w.inv.failedAt)
 	}
 	// Frames on their way to a crashed stream (an events subscription's
 	// too) or session are lost: a sign of life the server sent may never

@@ -338,6 +338,9 @@ func (c *simConn) Close() {
 	if c.state != connLive {
 		return
 	}
+	// Frames still on their way (a connection replaced by a fresh
+	// connect, say) never reach their subscriptions (invariant 21).
+	l.w.inv.evShaky(l.srv.Name)
 	l.w.inv.closing(l.label, c)
 	c.state = connExiting
 	c.failPending(messages.Errorf(messages.KindDisconnected, l.srv.Name, "connection closed"))
