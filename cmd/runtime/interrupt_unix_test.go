@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -13,7 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/mcprt/mcprt/internal/testonly/testkit"
 )
 
 // Ctrl-C exits 130, and only once the server processes are gone.
@@ -22,8 +22,7 @@ func TestInterruptExits130AfterStoppingServers(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	server := "sh -c " + shellQuote(`echo $$ > `+shellQuote(pidFile)+`; exec "$0" "$@"`) + " " +
 		shellQuote(binary(t)) + " demo-server --root " + shellQuote(t.TempDir())
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	ctx := testkit.Ctx(t) // a hang guard only
 	cmd := exec.CommandContext(ctx, binary(t), "events", "subscribe", "--stdio", server, "adhoc", "clock.tick", `{"seconds":60}`)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "MCPRT_AGENT_DIR="+t.TempDir())

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/mcprt/mcprt/internal/testonly/testkit"
 
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 )
@@ -58,8 +58,7 @@ func TestNpxInstallIsShown(t *testing.T) {
 		sort.Strings(envJSON)
 		cfg := filepath.Join(dir, "mcp.json")
 		writeFile(t, cfg, `{"mcpServers":{"fake":{"command":`+compact(npx)+`,"args":["-y","fake-server@latest"],"startupTimeoutMs":1000,"env":{`+strings.Join(envJSON, ",")+`}}}}`)
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
+		ctx := testkit.Ctx(t) // a hang guard only
 		line := shellQuote(binary(t)) + " list fake --config " + shellQuote(cfg)
 		cmd := exec.CommandContext(ctx, "sh", "-c", line+" 2>&1")
 		if terminal {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -65,9 +63,8 @@ type sidecar struct {
 
 func startSidecar(t *testing.T, args ...string) *sidecar {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, binary(t), append(args, "session")...)
+	// testkit.Ctx only guards against a hang; the test waits on lines.
+	cmd := exec.CommandContext(testkit.Ctx(t), binary(t), append(args, "session")...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "MCPRT_AGENT_DIR="+t.TempDir())
 	in, err := cmd.StdinPipe()
@@ -113,8 +110,7 @@ func (s *sidecar) sendRaw(line string) {
 // await returns the first line (skipping others) for which match is true.
 func (s *sidecar) await(what string, match func(raw string, v map[string]any) bool) map[string]any {
 	s.t.Helper()
-	guard := time.NewTimer(60 * time.Second)
-	defer guard.Stop()
+	guard := testkit.Ctx(s.t) // a hang guard: the wait is for the line
 	for {
 		select {
 		case line, ok := <-s.lines:
@@ -131,7 +127,7 @@ func (s *sidecar) await(what string, match func(raw string, v map[string]any) bo
 			if match(line, v) {
 				return v
 			}
-		case <-guard.C:
+		case <-guard.Done():
 			s.t.Fatalf("no line for %s", what)
 		}
 	}
@@ -262,9 +258,7 @@ func TestSessionReapsServers(t *testing.T) {
 	if err := s.cmd.Wait(); err != nil {
 		t.Errorf("session exit: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	testkit.Poll(ctx, t, "the server's child process is gone", func() bool { return testkit.ProcGone(pid) })
+	testkit.Poll(testkit.Ctx(t), t, "the server's child process is gone", func() bool { return testkit.ProcGone(pid) })
 }
 
 func jsonInt(s string) (int, error) {
@@ -281,9 +275,7 @@ func TestPythonSidecarHost(t *testing.T) {
 		t.Fatal("python3 is needed for the Python host example (.ci/run installs it)")
 	}
 	stdio, _ := stdioTestServer(t, "--stdio")
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "../../docs/examples/sidecar_host.py", binary(t), "--stdio", stdio, "--", "echo", `{"message": "from python"}`)
+	cmd := exec.CommandContext(testkit.Ctx(t), py, "../../docs/examples/sidecar_host.py", binary(t), "--stdio", stdio, "--", "echo", `{"message": "from python"}`)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "MCPRT_AGENT_DIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
