@@ -8,11 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -356,48 +353,6 @@ func (c *conn) onTypedNotification(n mcp.JSONRPCNotification) {
 		return
 	}
 	c.onNotification(n.Method, params)
-}
-
-// idSource makes the JSON-RPC ids of one connection: the dial's random
-// prefix and a counter, as strings, so they never collide with a server's
-// or another client's numeric ids.
-type idSource struct {
-	prefix string
-	n      atomic.Uint64
-}
-
-func (s *idSource) next() mcp.RequestId {
-	return mcp.NewRequestId(s.prefix + "-h" + strconv.FormatUint(s.n.Add(1), 10))
-}
-
-func (s *idSource) forOp(id messages.OpID) mcp.RequestId {
-	return mcp.NewRequestId(s.prefix + "-" + strconv.FormatUint(uint64(id), 10))
-}
-
-// secretsOf lists every configured value of an endpoint, for scrubbing.
-func secretsOf(ep messages.Endpoint) []string {
-	var s []string
-	s = append(s, ep.Command, ep.Cwd, ep.Socket, ep.URL)
-	s = append(s, ep.Args...)
-	for _, v := range ep.Env {
-		s = append(s, v)
-	}
-	for _, v := range ep.Headers {
-		s = append(s, v)
-	}
-	if u, err := url.Parse(ep.URL); err == nil {
-		if p, ok := u.User.Password(); ok {
-			s = append(s, p)
-		}
-		s = append(s, u.User.Username(), u.RawQuery)
-	}
-	out := s[:0]
-	for _, v := range s {
-		if len(v) >= 6 {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 var _ io.Closer = (*net.UnixConn)(nil)

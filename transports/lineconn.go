@@ -22,8 +22,9 @@ import (
 // are decoded once, typed, by whoever consumes them.
 //
 // Goroutines: one reader, started by Start and ended by EOF, a read error,
-// a protocol violation or Close; plus one per server-to-client request while
-// its handler runs. Frame writes are serialised by wmu.
+// a protocol violation or Close. Server-to-client requests are handed to
+// onServerRequest, which answers them on goroutines of the connection.
+// Frame writes are serialised by wmu.
 type lineConn struct {
 	r io.Reader
 	w io.WriteCloser
@@ -33,9 +34,9 @@ type lineConn struct {
 	// onEnd is called once, from the reader goroutine, when reading stops;
 	// err is nil after Close.
 	onEnd func(err error)
-	// onServerRequest, when set, receives every server-to-client request
-	// with its raw id, instead of mcp-go's request handler; it must not
-	// block.
+	// onServerRequest receives every server-to-client request with its
+	// raw id (the connection answers it: serverreq.go); set before Start,
+	// and it must not block.
 	onServerRequest func(id json.RawMessage, method string, params json.RawMessage)
 	// onWriteFail, when set, hears of every failed write (the peer stopped
 	// reading, or Close closed the writer); set before Start.
@@ -48,11 +49,9 @@ type lineConn struct {
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
-	pending   map[string]completion // requests awaiting their response, by id
-	closed    bool
-	started   bool
-	onRequest transport.RequestHandler
-	reqCtx    context.Context
+	pending map[string]completion // requests awaiting their response, by id
+	closed  bool
+	started bool
 
 	done      chan struct{} // closed when reading has stopped
 	endErr    error         // why reading stopped; written before done closes
@@ -70,12 +69,12 @@ func newLineConn(r io.Reader, w io.WriteCloser, rawNote func(string, json.RawMes
 		onEnd:   onEnd,
 		pending: make(map[string]completion),
 		done:    make(chan struct{}),
-		reqCtx:  context.Background(),
 	}
 }
 
-// Start begins reading. ctx bounds server-to-client request handlers.
-func (c *lineConn) Start(ctx context.Context) error {
+// Start begins reading (the context is mcp-go's interface's; the reader
+// ends with Close or the peer).
+func (c *lineConn) Start(context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.started {
@@ -85,7 +84,6 @@ func (c *lineConn) Start(ctx context.Context) error {
 		return ErrClosed
 	}
 	c.started = true
-	c.reqCtx = ctx
 	c.workers.Add(1)
 	go c.readLoop()
 	return nil
@@ -179,14 +177,10 @@ func (c *lineConn) handleLine(line []byte) error {
 		if c.rawNote != nil {
 			c.rawNote(f.Method, f.Params)
 		}
-	case f.Method != "" && c.onServerRequest != nil:
-		c.onServerRequest(f.ID, f.Method, f.Params)
 	case f.Method != "":
-		var id mcp.RequestId
-		if err := id.UnmarshalJSON(f.ID); err != nil {
-			return ErrNotJSON
+		if c.onServerRequest != nil {
+			c.onServerRequest(f.ID, f.Method, f.Params)
 		}
-		c.serveRequest(transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: f.Method, Params: f.Params})
 	default:
 		var id mcp.RequestId
 		if err := id.UnmarshalJSON(f.ID); err != nil || !hasID {
@@ -204,40 +198,6 @@ func (c *lineConn) handleLine(line []byte) error {
 		}
 	}
 	return nil
-}
-
-// serveRequest answers a server-to-client request on its own goroutine.
-func (c *lineConn) serveRequest(req transport.JSONRPCRequest) {
-	c.mu.Lock()
-	handler, ctx, closed := c.onRequest, c.reqCtx, c.closed
-	if !closed {
-		c.workers.Add(1)
-	}
-	c.mu.Unlock()
-	if closed {
-		return
-	}
-	go func() {
-		defer c.workers.Done()
-		defer func() {
-			if p := recovered("server request handler", recover()); p != nil {
-				c.failWrite(p) // the connection ends; the server's request is not answered
-			}
-		}()
-		var resp *transport.JSONRPCResponse
-		if handler == nil {
-			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "client does not support "+req.Method, nil)
-		} else if r, err := handler(ctx, req); err != nil {
-			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
-		} else {
-			resp = r
-		}
-		if resp != nil {
-			if b, err := json.Marshal(resp); err == nil {
-				_ = c.writeFrame(b)
-			}
-		}
-	}()
 }
 
 func (c *lineConn) writeFrame(b []byte) error {
@@ -365,12 +325,9 @@ func (c *lineConn) SendNotification(_ context.Context, n mcp.JSONRPCNotification
 // rawNote instead, so the handler is ignored.
 func (c *lineConn) SetNotificationHandler(func(mcp.JSONRPCNotification)) {}
 
-// SetRequestHandler installs the handler for server-to-client requests.
-func (c *lineConn) SetRequestHandler(h transport.RequestHandler) {
-	c.mu.Lock()
-	c.onRequest = h
-	c.mu.Unlock()
-}
+// SetRequestHandler is part of mcp-go's interface; server-to-client
+// requests go to onServerRequest instead, so the handler is ignored.
+func (c *lineConn) SetRequestHandler(transport.RequestHandler) {}
 
 // Close closes the writer (the child's stdin, or the socket). Reading stops
 // when the peer closes its side; the owner closes the reader or kills the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"sort"
@@ -174,4 +175,30 @@ func (d *Dialer) runSecret(ctx context.Context, command string) (string, string)
 		return "", "printed nothing"
 	}
 	return out, ""
+}
+
+// secretsOf lists every configured value of an endpoint, for scrubbing.
+func secretsOf(ep messages.Endpoint) []string {
+	var s []string
+	s = append(s, ep.Command, ep.Cwd, ep.Socket, ep.URL)
+	s = append(s, ep.Args...)
+	for _, v := range ep.Env {
+		s = append(s, v)
+	}
+	for _, v := range ep.Headers {
+		s = append(s, v)
+	}
+	if u, err := url.Parse(ep.URL); err == nil {
+		if p, ok := u.User.Password(); ok {
+			s = append(s, p)
+		}
+		s = append(s, u.User.Username(), u.RawQuery)
+	}
+	out := s[:0]
+	for _, v := range s {
+		if len(v) >= 6 {
+			out = append(out, v)
+		}
+	}
+	return out
 }

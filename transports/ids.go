@@ -1,0 +1,26 @@
+package transports
+
+import (
+	"strconv"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcprt/mcprt/messages"
+)
+
+// idSource makes the JSON-RPC ids of one connection: the dial's random
+// prefix and a counter, as strings, so they never collide with a server's
+// or another client's numeric ids.
+type idSource struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+func (s *idSource) next() mcp.RequestId {
+	return mcp.NewRequestId(s.prefix + "-h" + strconv.FormatUint(s.n.Add(1), 10))
+}
+
+func (s *idSource) forOp(id messages.OpID) mcp.RequestId {
+	return mcp.NewRequestId(s.prefix + "-" + strconv.FormatUint(uint64(id), 10))
+}
