@@ -18,17 +18,20 @@ import (
 type clientSide struct {
 	// asked counts, per server, the questions put to the user (a
 	// *atomic.Uint64 by server name), so a call can say it waited for one.
-	asked  sync.Map
-	hooks  ClientHooks
-	rt     *Runtime
-	mu     sync.Mutex
-	roots  []Root // guarded by mu; nil without a roots capability
-	rooted bool   // a roots capability is advertised
+	asked sync.Map
+	hooks ClientHooks
+	rt    *Runtime
+	mu    sync.Mutex
+	roots []Root // guarded by mu
 }
 
 func newClientSide(rt *Runtime, hooks ClientHooks) *clientSide {
-	return &clientSide{hooks: hooks, rt: rt, roots: append([]Root(nil), hooks.Roots...), rooted: hooks.Roots != nil}
+	return &clientSide{hooks: hooks, rt: rt, roots: append([]Root(nil), hooks.Roots...)}
 }
+
+// rooted reports whether a roots capability is advertised: the host gave
+// roots (possibly none) at Start.
+func (c *clientSide) rooted() bool { return c.hooks.Roots != nil }
 
 // capabilities is the client capabilities object the hooks allow.
 func (c *clientSide) capabilities() json.RawMessage {
@@ -50,7 +53,7 @@ func (c *clientSide) capabilities() json.RawMessage {
 		}
 		caps["sampling"] = sampling
 	}
-	if c.rooted {
+	if c.rooted() {
 		caps["roots"] = map[string]any{"listChanged": true}
 	}
 	b, _ := json.Marshal(caps)
@@ -71,7 +74,7 @@ func (c *clientSide) serve(ctx context.Context, req messages.ServerRequest) (jso
 	case messages.MethodListRoots:
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if !c.rooted {
+		if !c.rooted() {
 			return nil, rpcErr(messages.RPCMethodNotFound, "this client offers no roots")
 		}
 		roots := c.roots
@@ -269,7 +272,7 @@ func slogLevel(level string) slog.Level {
 func (r *Runtime) SetRoots(roots []Root) {
 	c := r.client
 	c.mu.Lock()
-	if !c.rooted {
+	if !c.rooted() {
 		c.mu.Unlock()
 		return
 	}

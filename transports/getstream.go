@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -13,9 +12,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcprt/mcprt/messages"
 )
 
 // The standalone GET stream of Streamable HTTP (2025-11-25): opened right
@@ -219,28 +215,4 @@ func (c *conn) postAnswer(ctx context.Context, frame []byte) error {
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return resp.Body.Close()
-}
-
-// setLogLevel sends logging/setLevel when the endpoint asks for a level and
-// the server offers logging; a refusal is only logged (the connection
-// works without it).
-func (c *conn) setLogLevel(ctx context.Context, info messages.ServerInfo) {
-	if c.endpoint.LogLevel == "" {
-		return
-	}
-	var caps struct {
-		Logging json.RawMessage `json:"logging"`
-	}
-	if json.Unmarshal(info.Capabilities, &caps) != nil || len(caps.Logging) == 0 {
-		return
-	}
-	raw, _ := json.Marshal(map[string]string{"level": c.endpoint.LogLevel})
-	params, header, err := c.sess.prepare("logging/setLevel", raw)
-	if err != nil {
-		return
-	}
-	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.ids.next(), Method: "logging/setLevel", Params: params, Header: header})
-	if err != nil || resp.Error != nil {
-		c.d.logger().Debug("logging/setLevel was not accepted", "server", c.server, "err", err, "resp", resp)
-	}
 }
