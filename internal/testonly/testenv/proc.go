@@ -38,6 +38,10 @@ func (p *Proc) Output() string {
 func start(t testing.TB, cmd *exec.Cmd, ready func(line string) bool) (*Proc, string) {
 	t.Helper()
 	ownGroup(cmd)
+	// A process that left the group could keep the output pipe open after
+	// the peer is killed; Wait then gives up on the pipe after this guard
+	// instead of hanging the test's cleanup.
+	cmd.WaitDelay = 10 * time.Second
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	stdin, err := cmd.StdinPipe()
