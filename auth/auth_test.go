@@ -281,3 +281,38 @@ func TestNonInteractiveAsksForLogin(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// A token endpoint that stalls is bounded by the caller's deadline (the
+// server's startup deadline when a dial triggers it): cancelling the
+// request's context ends the flow with a clear error, no token.
+func TestStalledTokenEndpoint(t *testing.T) {
+	p := newPeer(t)
+	reached, release := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(release) }) // runs before the server's Close
+	inner := p.srv.Config.Handler
+	p.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/token" {
+			close(reached)
+			select { // stalls until the client gives up, or the test ends
+			case <-r.Context().Done():
+			case <-release:
+			}
+			return
+		}
+		inner.ServeHTTP(w, r)
+	})
+	a := codeAuthorizer(p)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-reached
+		cancel()
+	}()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, p.url(), strings.NewReader(`{}`))
+	_, err := (&http.Client{Transport: a.Wrap(nil)}).Do(req)
+	if err == nil || !strings.Contains(err.Error(), "token endpoint") || !strings.Contains(err.Error(), "did not answer in time") {
+		t.Fatalf("err %v", err)
+	}
+	if st, _ := a.Status(); st.Authorized {
+		t.Fatal("authorized after a stalled token endpoint")
+	}
+}

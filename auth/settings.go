@@ -49,9 +49,6 @@ type Settings struct {
 	IDPTokenEndpoint string
 	IDPClientID      string
 	IDPIDToken       string
-	// Problem, when set, is why these settings cannot be used; Check
-	// returns it. It never holds a value.
-	Problem string
 	// Timeout bounds one authorization's HTTP traffic (token endpoint,
 	// metadata, registration); zero means 30 s. The browser step is not
 	// bounded by it.
@@ -76,9 +73,6 @@ func (s Settings) grant() string {
 
 // Check reports what is missing or wrong in s, without values.
 func (s Settings) Check() error {
-	if s.Problem != "" {
-		return errors.New(s.Problem)
-	}
 	switch s.grant() {
 	case GrantAuthorizationCode:
 	case GrantClientCredentials:
