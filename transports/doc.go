@@ -7,8 +7,9 @@
 //   - stdio: spawning the server in its own process group with a minimal
 //     inherited environment plus its configured env (a command with a slash
 //     is relative to its cwd, a bare name is looked up on its own PATH),
-//     keeping the last 64 KiB of its stderr (mirrored, and shown in errors
-//     with configured values redacted, only for debug: true), and on close
+//     keeping the last 64 KiB of its stderr (mirrored to the host only for
+//     debug: true; the last lines, masked, travel with a failure in
+//     messages.Error.ServerStderr, never in its message), and on close
 //     terminating and reaping it and signalling its whole group; a helper
 //     that left the group and holds stderr open delays the reaping by at
 //     most the grace period;
@@ -29,6 +30,15 @@
 //   - cancellation per transport: notifications/cancelled on stdio, sockets
 //     and legacy SSE; abort of the one HTTP exchange on Streamable HTTP;
 //   - error classification that never prints a URL, header or env value;
+//   - HTTP hardening: redirects followed only within the origin, at most 5,
+//     without Referer, a legacy SSE endpoint on another origin refused
+//     (redirect.go); one budget for response bytes in flight across all
+//     HTTP connections, over which a call fails with resource_exhausted
+//     (budget.go); Streamable HTTP session loss (404, or 400 "No valid
+//     session ID" on a POST) ends the connection so the next call starts a
+//     new session;
+//   - responses matched to requests on every transport: one whose id the
+//     connection never sent is ignored and counted (unknown.go);
 //   - containment: a panic on any goroutine of this package, or in a
 //     callback it gives mcp-go, ends only the request or connection it
 //     served, with an internal error naming the server and the stack in the

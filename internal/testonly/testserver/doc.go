@@ -23,7 +23,9 @@
 // and everything else works; stdio, socket and --http),
 // --ignore-unknown (stdio and socket: requests other than initialize, ping,
 // tools/list and tools/call are never answered), --garbage (stdio: a line
-// "this is not json" precedes the first response), --close-input-on METHOD
+// "this is not json" precedes the first response), --stray-response (stdio:
+// a response with id "stray-1", to no request, precedes the first
+// response), --close-input-on METHOD
 // (stdio and socket: when a request of METHOD arrives the server closes its
 // input before answering it, stdin's read end or the socket's read side
 // with shutdown(SHUT_RD), and keeps writing: the client's next write fails

@@ -48,6 +48,7 @@ type config struct {
 	ignoreUnknown bool
 	garbage       bool
 	closeInputOn  string
+	strayResponse bool
 	pageSize      int
 	extraTools    int
 	instructions  string
@@ -143,6 +144,7 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&cfg.modernOnly, "modern-only", false, "refuse initialize; only server/discover negotiates")
 	fs.BoolVar(&cfg.ignoreUnknown, "ignore-unknown", false, "never answer requests for unimplemented methods")
 	fs.BoolVar(&cfg.garbage, "garbage", false, "with stdio: write a non-JSON line before serving")
+	fs.BoolVar(&cfg.strayResponse, "stray-response", false, "with stdio: write a response to a request never sent (id \"stray-1\") before serving")
 	fs.StringVar(&cfg.closeInputOn, "close-input-on", "", "with --stdio or --socket: close the input (stdin; a socket's read side) when a request of this method arrives, before answering it")
 	fs.IntVar(&cfg.pageSize, "page-size", 0, "tools/list page size (0: no pagination)")
 	fs.IntVar(&cfg.extraTools, "extra-tools", 0, "add N dummy tools named extra_000...")
@@ -175,6 +177,8 @@ func parseFlags(args []string) (config, error) {
 		return cfg, errors.New("--post-status needs --http or --sse")
 	case cfg.postStatus != 0 && (cfg.postStatus < 100 || cfg.postStatus > 599):
 		return cfg, fmt.Errorf("--post-status %d is not an HTTP status", cfg.postStatus)
+	case cfg.strayResponse && modes > 0:
+		return cfg, errors.New("--stray-response works only with --stdio")
 	case cfg.garbage && modes > 0:
 		return cfg, errors.New("--garbage works only with --stdio")
 	case cfg.closeInputOn != "" && (cfg.httpAddr != "" || cfg.sseAddr != ""):
@@ -214,6 +218,11 @@ func (cfg config) filter(in *inputCloser) mcpline.Filter {
 func serveStdio(ctx context.Context, cfg config, srv *server.MCPServer) error {
 	if cfg.garbage {
 		if _, err := io.WriteString(os.Stdout, "this is not json\n"); err != nil {
+			return err
+		}
+	}
+	if cfg.strayResponse {
+		if _, err := io.WriteString(os.Stdout, `{"jsonrpc":"2.0","id":"stray-1","result":{}}`+"\n"); err != nil {
 			return err
 		}
 	}
