@@ -64,7 +64,7 @@ var layers = map[string]layer{
 	"internal/testonly/bench":      {nil, "bench holds benchmarks only"},
 	"internal/jsonscan":            {nil, "jsonscan is a leaf: standard library only"},
 	"e2e":                          {nil, "e2e holds the end-to-end tests of the embedding API only"},
-	"internal/testonly/testkit":    {[]string{"clock"}, "testkit holds test helpers only"},
+	"internal/testonly/testkit":    {[]string{"clock", "messages"}, "testkit holds test helpers only"},
 	"internal/mcpline":             {[]string{modMCP}, "mcpline serves mcp-go servers over line-delimited JSON-RPC; it knows nothing of the runtime"},
 	"internal/eventsrv":            {[]string{"clock", "internal/mcpline", modMCP}, "eventsrv serves the events protocol for our own servers; it knows nothing of the runtime"},
 }

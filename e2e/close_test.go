@@ -112,12 +112,10 @@ func TestCloseIsBounded(t *testing.T) {
 	stuck := selfServer(t, "")
 	stuck.Lifecycle = "eager"
 	r := newRig(t, map[string]config.Server{"stuck": stuck}, true)
-	if res := r.dialer.waitResult(r.ctx, t, "stuck", 1); res.Err != nil {
+	if res := r.dialer.WaitResult(r.ctx, t, "stuck", 1); res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	r.dialer.mu.Lock()
-	r.dialer.swallowClose = true
-	r.dialer.mu.Unlock()
+	r.dialer.SwallowClose()
 	mark := r.clk.Mark()
 	done := make(chan error, 1)
 	go func() { done <- r.rt.Close() }()
@@ -140,7 +138,7 @@ func TestCloseIsBounded(t *testing.T) {
 	if again := r.rt.Close(); again == nil || again.Error() != err.Error() {
 		t.Fatalf("second Close: %v", again)
 	}
-	r.dialer.releaseClosed()
+	r.dialer.ReleaseClosed()
 	r.real.Wait()
 	r.rt = nil // closed here; the rig's cleanup only waits for the dialer
 }
