@@ -203,7 +203,7 @@ func (s *Server) resend(o *op) {
 	if o.token != 0 && s.byToken[o.token] == o {
 		delete(s.byToken, o.token)
 	}
-	s.withConnection(&waiter{kind: waitResend, token: o.token, cmd: o.cmd(), match: o.cmd(), op: o}, o.origin)
+	s.withConnection(waiter{kind: waitResend, token: o.token, cmd: o.cmd(), match: o.cmd(), op: o}, o.origin)
 }
 
 // expire ends o at its deadline: cancelled the transport's way, its caller

@@ -64,10 +64,10 @@ type listStep struct{ method, field string }
 func (s *Server) Refresh(now time.Time, token messages.Token, origin messages.Origin, fresh, force bool, cmd messages.Failable) []Effect {
 	s.input(now)
 	if fresh {
-		s.connect(&waiter{kind: waitFresh, token: token, cmd: cmd}, true)
+		s.connect(waiter{kind: waitFresh, token: token, cmd: cmd}, true)
 		return s.out
 	}
-	s.withConnection(&waiter{kind: waitRefresh, token: token, cmd: cmd, match: cmd, force: force}, origin)
+	s.withConnection(waiter{kind: waitRefresh, token: token, cmd: cmd, match: cmd, force: force}, origin)
 	return s.out
 }
 
@@ -262,7 +262,7 @@ func (s *Server) Relist(now time.Time) []Effect {
 		s.answerAll(ws, s.shutdownErr())
 		return s.out
 	}
-	s.withConnection(&waiter{kind: waitRelist, ws: ws, moves: moves}, messages.OriginInternal)
+	s.withConnection(waiter{kind: waitRelist, ws: ws, moves: moves}, messages.OriginInternal)
 	return s.out
 }
 

@@ -51,7 +51,7 @@ type Server struct {
 	slotGen  uint64 // the generation holding a start slot; 0 when none
 	caps     Caps   // of the live connection
 
-	waiters []*waiter
+	waiters []waiter
 	ops     map[messages.OpID]*op
 	byToken map[messages.Token]*op
 	lastOp  messages.OpID
@@ -92,14 +92,14 @@ func (s *Server) run(effects []Effect) {
 		case ReleaseWaiters:
 			ws := s.waiters
 			s.waiters = nil
-			for _, w := range ws {
-				s.ready(w, e.Gen)
+			for i := range ws {
+				s.ready(&ws[i], e.Gen)
 			}
 		case FailWaiters:
 			ws := s.waiters
 			s.waiters = nil
-			for _, w := range ws {
-				s.fail(w, e.Err)
+			for i := range ws {
+				s.fail(&ws[i], e.Err)
 			}
 		case HealthCheck:
 			s.begin(&op{gen: e.Gen, kind: opHealth, method: "tools/list"}, s.cfg.HealthTimeout)

@@ -55,9 +55,9 @@ func (s *Server) Crash(now time.Time, handling messages.Failable) []Effect {
 	s.cat.moving = nil
 	ws := s.waiters
 	s.waiters = nil
-	for _, w := range ws {
-		if handling == nil || w.match != handling {
-			s.fail(w, err)
+	for i := range ws {
+		if handling == nil || ws[i].match != handling {
+			s.fail(&ws[i], err)
 		}
 	}
 	for _, o := range s.sortedOps() {

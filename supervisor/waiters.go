@@ -39,17 +39,17 @@ type waiter struct {
 
 // withConnection runs w on a live connection, connecting first (or
 // queueing it behind a dial in progress) as the lifecycle decides.
-func (s *Server) withConnection(w *waiter, origin messages.Origin) {
+func (s *Server) withConnection(w waiter, origin messages.Origin) {
 	if s.closed {
-		s.fail(w, s.shutdownErr())
+		s.fail(&w, s.shutdownErr())
 		return
 	}
 	d, effects := s.life.Use(s.now, origin)
 	switch {
 	case d.Err != nil:
-		s.fail(w, d.Err)
+		s.fail(&w, d.Err)
 	case d.Ready:
-		s.ready(w, d.Gen)
+		s.ready(&w, d.Gen)
 	default:
 		s.waiters = append(s.waiters, w)
 	}
@@ -58,18 +58,18 @@ func (s *Server) withConnection(w *waiter, origin messages.Origin) {
 
 // connect is an explicit connect (fresh: replacing a live connection) on
 // behalf of w.
-func (s *Server) connect(w *waiter, fresh bool) {
+func (s *Server) connect(w waiter, fresh bool) {
 	if s.closed {
-		s.fail(w, s.shutdownErr())
+		s.fail(&w, s.shutdownErr())
 		return
 	}
 	s.emit(Revive{})
 	d, effects := s.life.Connect(s.now, fresh)
 	switch {
 	case d.Err != nil:
-		s.fail(w, d.Err)
+		s.fail(&w, d.Err)
 	case d.Ready:
-		s.ready(w, d.Gen)
+		s.ready(&w, d.Gen)
 	default:
 		s.waiters = append(s.waiters, w)
 	}
@@ -132,7 +132,7 @@ func (s *Server) fail(w *waiter, err *messages.Error) {
 func (s *Server) Request(now time.Time, m *messages.Request) []Effect {
 	s.input(now)
 	if m.Gen == 0 {
-		s.withConnection(&waiter{kind: waitRequest, token: m.Token, cmd: m, match: m}, m.Origin)
+		s.withConnection(waiter{kind: waitRequest, token: m.Token, cmd: m, match: m}, m.Origin)
 		return s.out
 	}
 	switch {
@@ -150,7 +150,7 @@ func (s *Server) Request(now time.Time, m *messages.Request) []Effect {
 // ListAll starts a paginated listing for a caller.
 func (s *Server) ListAll(now time.Time, m *messages.ListAll) []Effect {
 	s.input(now)
-	s.withConnection(&waiter{kind: waitList, token: m.Token, cmd: m, match: m}, m.Origin)
+	s.withConnection(waiter{kind: waitList, token: m.Token, cmd: m, match: m}, m.Origin)
 	return s.out
 }
 
@@ -158,7 +158,7 @@ func (s *Server) ListAll(now time.Time, m *messages.ListAll) []Effect {
 // Fresh replaces a live connection.
 func (s *Server) Connect(now time.Time, m *messages.Connect) []Effect {
 	s.input(now)
-	s.connect(&waiter{kind: waitConnect, token: m.Token, cmd: m, match: m}, m.Fresh)
+	s.connect(waiter{kind: waitConnect, token: m.Token, cmd: m, match: m}, m.Fresh)
 	return s.out
 }
 
@@ -166,7 +166,7 @@ func (s *Server) Connect(now time.Time, m *messages.Connect) []Effect {
 // live connection, connecting first as the lifecycle allows.
 func (s *Server) Bind(now time.Time, token messages.Token, origin messages.Origin, cmd messages.Failable) []Effect {
 	s.input(now)
-	s.withConnection(&waiter{kind: waitBind, token: token, cmd: cmd, match: cmd}, origin)
+	s.withConnection(waiter{kind: waitBind, token: token, cmd: cmd, match: cmd}, origin)
 	return s.out
 }
 
@@ -179,7 +179,7 @@ func (s *Server) Abort(now time.Time, token messages.Token) []Effect {
 	for i, w := range s.waiters {
 		if w.token == token {
 			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
-			s.fail(w, err)
+			s.fail(&w, err)
 			return s.out
 		}
 	}
