@@ -29,9 +29,10 @@
 // slice a Subscription returns is reused by its next call.
 //
 // Timers: a subscription has one timer slot (activation, watchdog or
-// retry); a batcher has one (flush). Arm carries a token; a firing whose
-// token is stale is ignored, so an actor never has to win a race against a
-// timer it replaced. The actor arms them on its injected clock.
+// retry); a batcher has one (flush). Arm carries a token from a
+// clock.Slot, the timer vocabulary supervisor/ shares; a firing whose token
+// is stale is ignored, so an actor never has to win a race against a timer
+// it replaced. The actor arms them on its injected clock.
 //
 // Sizes: "characters" in frame validation are Unicode code points; every
 // size of a wakeup (the 24,000 event threshold, original_characters, the

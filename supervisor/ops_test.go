@@ -77,9 +77,9 @@ func TestOpsNotSentMovesToANewConnection(t *testing.T) {
 	// lifecycle treats it as closed at once and the request moves.
 	eff := s.OpResult(t0, messages.OpResult{Gen: 1, ID: 1, NotSent: true, Err: messages.Errorf(messages.KindDisconnected, "s", "gone")})
 	expect(t, "not sent", eff, "close gen=1; disarm idle; disarm health; dial gen=2")
-	expect(t, "moved", connected(t, s, t0, 2), "disarm startup; release-slot gen=2; arm idle 1m0s #4; disarm idle; send gen=2 2 tools/call; publish-info gen=2")
+	expect(t, "moved", connected(t, s, t0, 2), "disarm startup; release-slot gen=2; arm idle 1m0s #3; disarm idle; send gen=2 2 tools/call; publish-info gen=2")
 	expect(t, "old connection ends", s.ConnClosed(t0, 1, nil), "")
-	expect(t, "answered on the new one", s.OpResult(t0, messages.OpResult{Gen: 2, ID: 2}), "reply ok gen=2; arm idle 1m0s #6")
+	expect(t, "answered on the new one", s.OpResult(t0, messages.OpResult{Gen: 2, ID: 2}), "reply ok gen=2; arm idle 1m0s #5")
 }
 
 func TestOpsResendsAreBounded(t *testing.T) {
