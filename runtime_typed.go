@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -30,20 +29,6 @@ var (
 	ErrDisconnected   = &Error{Kind: messages.KindDisconnected}
 	ErrInvalidArgs    = &Error{Kind: messages.KindInvalidArgs}
 )
-
-// ToolInfo is one tool of a server's catalog.
-type ToolInfo = catalog.Tool
-
-// ServerTools returns a server's tools as the catalog knows them (from the
-// metadata cache or the last listing), without connecting anything; ok is
-// false when the server's tools were never listed.
-func (r *Runtime) ServerTools(server string) (tools []ToolInfo, ok bool) {
-	c := r.sys.Catalog().Snapshot().Server(server)
-	if !c.Known() {
-		return nil, false
-	}
-	return slices.Clone(c.Tools), true
-}
 
 // Content is one content item of a tool result.
 type Content struct {
