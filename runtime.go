@@ -13,6 +13,7 @@ import (
 	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/auth"
 	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/internal/trace"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/supervisor"
 	"github.com/mcprt/mcprt/tools"
@@ -57,6 +58,7 @@ type Runtime struct {
 	events Tool // mcp_events
 
 	authorizers map[string]*auth.Authorizer // by server name; read-only after Start
+	trace       *trace.Writer               // nil when no server is traced
 
 	closeOnce sync.Once
 	closeErr  error
@@ -110,6 +112,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	if rt.dialer != nil {
 		rt.dialer.HTTPAuth = rt.httpAuth
 	}
+	dialer, rt.trace = withTracing(dialer, opts, eff, logger)
 	name, version := opts.ClientName, opts.ClientVersion
 	if name == "" {
 		name, version = "mcprt", Version
@@ -125,6 +128,9 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Events:     opts.Events, EventBatch: opts.EventBatch, InjectCrash: opts.InjectCrash,
 	})
 	if err != nil {
+		if rt.trace != nil {
+			rt.trace.Close()
+		}
 		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}
 	}
 	rt.sys = sys
@@ -200,6 +206,9 @@ func (r *Runtime) Close() error {
 		r.shutdownWatchers()
 		if r.dialer != nil && !r.dialer.WaitFor(actors.ShutdownTimeout) {
 			err = errors.Join(err, fmt.Errorf("mcprt: transport goroutines did not end within %s", actors.ShutdownTimeout))
+		}
+		if r.trace != nil {
+			r.trace.Close() // after the connections: their last lines are written
 		}
 		r.closeErr = err
 	})
