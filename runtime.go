@@ -88,9 +88,9 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	dialer := opts.Dialer
+	dialer := opts.sim().Dialer
 	if dialer == nil {
-		rt.dialer = &transports.Dialer{Clock: opts.Clock, Logger: logger.With("component", "transports"), ResponseBudget: opts.MaxResponseBytesInFlight,
+		rt.dialer = &transports.Dialer{Clock: opts.sim().Clock, Logger: logger.With("component", "transports"), ResponseBudget: opts.MaxResponseBytesInFlight,
 			Stderr: func(server, line string) {
 				logger.Info("server stderr", "server", server, "line", line)
 				rt.host.notify(context.Background(), messages.Notice{Level: messages.NoticeInfo, Server: server, Text: "stderr: " + line})
@@ -120,12 +120,12 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	cache := cachePath(opts)
 	withCatalog(servers, eff, cache)
 	sys, err := actors.Start(actors.Config{
-		Servers: servers, Clock: opts.Clock, Rand: opts.Rand, Dispatcher: opts.Dispatcher, Dialer: dialer,
+		Servers: servers, Clock: opts.sim().Clock, Rand: opts.sim().Rand, Dispatcher: opts.sim().Dispatcher, Dialer: dialer,
 		Logger: logger, ClientName: name, ClientVersion: version, CachePath: cache, OnChange: rt.changed,
 		Deliver:    func(m messages.HostMessage) { rt.host.deliver(context.Background(), m) },
 		Notify:     func(n messages.Notice) { rt.host.notify(context.Background(), n) },
 		ClientNote: rt.client.note,
-		Events:     opts.Events, EventBatch: opts.EventBatch, InjectCrash: opts.InjectCrash,
+		Events:     opts.Events, EventBatch: opts.EventBatch, InjectCrash: opts.sim().InjectCrash,
 	})
 	if err != nil {
 		if rt.trace != nil {

@@ -61,20 +61,20 @@ type Delivery struct {
 // stream: at most 256 events wait).
 type EventHandler func(Delivery)
 
-// SubscribeOption adjusts a subscription.
-type SubscribeOption func(*eventstream.Spec)
+// SubscribeOption adjusts a subscription: FromCursor, MaxAge.
+type SubscribeOption struct{ set func(*eventstream.Spec) }
 
 // FromCursor replays from a cursor (an Event's Cursor seen before).
 func FromCursor(cursor string) SubscribeOption {
-	return func(s *eventstream.Spec) { s.Cursor = eventstream.CursorOf(cursor) }
+	return SubscribeOption{func(s *eventstream.Spec) { s.Cursor = eventstream.CursorOf(cursor) }}
 }
 
 // MaxAge bounds the replay to events at most d old.
 func MaxAge(d time.Duration) SubscribeOption {
-	return func(s *eventstream.Spec) {
+	return SubscribeOption{func(s *eventstream.Spec) {
 		ms := d.Milliseconds()
 		s.MaxAgeMs = &ms
-	}
+	}}
 }
 
 // Subscription is a host's running subscription.
@@ -139,7 +139,9 @@ func (r *Runtime) Subscribe(ctx context.Context, server, event string, args any,
 	}
 	spec := eventstream.Spec{Server: server, Name: event, Arguments: raw}
 	for _, o := range opts {
-		o(&spec)
+		if o.set != nil {
+			o.set(&spec)
+		}
 	}
 	s := &Subscription{rt: r}
 	snap, serr := r.sys.Events().SubscribeFunc(ctx, spec, func(item *eventstream.EventItem, st *eventstream.Snapshot) {

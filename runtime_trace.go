@@ -39,5 +39,5 @@ func withTracing(dialer messages.Dialer, opts Options, eff *config.Effective, lo
 	for name := range traced {
 		logger.Info("tracing the protocol (metadata only)", "server", name, "file", filepath.Join(dir, trace.FileName(name)))
 	}
-	return trace.Wrap(dialer, opts.Clock, w, func(server string) bool { return traced[server] }), w
+	return trace.Wrap(dialer, opts.sim().Clock, w, func(server string) bool { return traced[server] }), w
 }
