@@ -63,7 +63,7 @@ var layers = map[string]layer{
 	"internal/testonly/testenv":    {[]string{"clock", "internal/testonly/testserver", modXSys, modFlock}, "testenv only installs and starts test peers"},
 	"internal/testonly/bench":      {nil, "bench holds benchmarks only"},
 	"internal/jsonscan":            {nil, "jsonscan is a leaf: standard library only"},
-	"simseam":                      {[]string{"messages", "clock"}, "simseam holds the simulation and test seams: types only"},
+	"simseam":                      {[]string{"messages", "clock", "eventstream"}, "simseam holds the simulation and test seams: types only"},
 	"internal/trace":               {[]string{"messages", "clock"}, "trace writes metadata-only protocol traces; it knows nothing of actors or transports"},
 	"e2e":                          {nil, "e2e holds the end-to-end tests of the embedding API only"},
 	"internal/testonly/testkit":    {[]string{"clock"}, "testkit holds test helpers only"},

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/mcprt/mcprt/config"
-	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/simseam"
 )
@@ -46,11 +45,6 @@ type Options struct {
 	// (elicitation, sampling, roots) and its progress hook; zero hooks
 	// advertise no capability (see ClientHooks).
 	Client ClientHooks
-	// Events tunes the events companion's timers and budgets, and
-	// EventBatch its wakeup batchers; zero fields take the defaults
-	// (activation 15 s, watchdog 65 s, retries 1-16 s, 500 ms batches).
-	Events     eventstream.Limits
-	EventBatch eventstream.BatchLimits
 	// AgentDir holds the runtime's own files (metadata cache, overrides,
 	// protocol traces).
 	// Default: $MCPRT_AGENT_DIR, else ~/.mcprt/agent.

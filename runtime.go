@@ -125,7 +125,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		Deliver:    func(m messages.HostMessage) { rt.host.deliver(context.Background(), m) },
 		Notify:     func(n messages.Notice) { rt.host.notify(context.Background(), n) },
 		ClientNote: rt.client.note,
-		Events:     opts.Events, EventBatch: opts.EventBatch, InjectCrash: opts.sim().InjectCrash,
+		Events:     opts.sim().Events, EventBatch: opts.sim().EventBatch, InjectCrash: opts.sim().InjectCrash,
 	})
 	if err != nil {
 		if rt.trace != nil {

@@ -2,6 +2,7 @@ package simseam
 
 import (
 	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -28,6 +29,12 @@ type Seams struct {
 	// as a bug would, and the crash policy handles it (docs/architecture.md,
 	// "Supervision"). nil: no actor is ever asked.
 	InjectCrash messages.CrashInjector
+	// Events tunes the events companion's timers and budgets, and
+	// EventBatch its wakeup batchers, which the events protocol fixes
+	// (docs/events.md); tests shorten them. Zero fields take the defaults
+	// (activation 15 s, watchdog 65 s, retries 1-16 s, 500 ms batches).
+	Events     eventstream.Limits
+	EventBatch eventstream.BatchLimits
 }
 
 // Dispatcher schedules actor activations: Schedule runs fn (now, or
