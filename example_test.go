@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcprt/mcprt"
@@ -270,4 +271,75 @@ func ExampleRuntime_Subscribe() {
 	fmt.Println(e.Server, e.Name, e.ID != "", len(e.Data) > 0)
 	// Output:
 	// demo clock.tick true true
+}
+
+// The configured servers and their status, from what the runtime knows:
+// Status never connects anything (WatchStatus sends every change).
+func ExampleRuntime_Status() {
+	ctx := context.Background()
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: demoConfig(), AgentDir: scratchDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+
+	for _, s := range rt.Status().Servers {
+		fmt.Println(s.Name, s.Status)
+	}
+	if _, err := rt.Connect(ctx, "demo", false); err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range rt.Status().Servers {
+		fmt.Println(s.Name, s.Status, s.ToolCount)
+	}
+	// Output:
+	// demo not-connected
+	// demo connected 7
+}
+
+// A server's tools, typed, as the catalog knows them: name, description,
+// schemas, annotations and _meta, without connecting (ok is false before
+// the first listing).
+func ExampleRuntime_ServerTools() {
+	ctx := context.Background()
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: demoConfig(), AgentDir: scratchDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+
+	_, ok := rt.ServerTools("demo")
+	fmt.Println(ok)
+	if _, err := rt.Connect(ctx, "demo", false); err != nil {
+		log.Fatal(err)
+	}
+	tools, _ := rt.ServerTools("demo")
+	for _, t := range tools {
+		if t.Name == "add" {
+			fmt.Println(t.Name, "-", t.Description)
+		}
+	}
+	// Output:
+	// false
+	// add - Returns the sum of a and b.
+}
+
+// Read a resource by URI, typed: each item's URI, MIME type and text (or
+// a blob's bytes in Data).
+func ExampleRuntime_ReadResource() {
+	ctx := context.Background()
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: demoConfig(), AgentDir: scratchDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+
+	res, err := rt.ReadResource(ctx, "demo", "demo://about")
+	if err != nil {
+		log.Fatal(err)
+	}
+	c := res.Contents[0]
+	fmt.Println(c.URI, c.MIMEType, strings.SplitN(c.Text, ".", 2)[0])
+	// Output:
+	// demo://about text/plain Demo MCP server of mcprt
 }
