@@ -130,10 +130,10 @@ func (r *Runtime) Subscribe(ctx context.Context, server, event string, args any,
 	if h == nil || event == "" {
 		return nil, messages.Errorf(messages.KindInvalidArgs, server, "Subscribe needs an event name and a handler")
 	}
-	if args == nil {
-		args = map[string]any{}
-	}
 	raw, err := json.Marshal(args)
+	if err == nil && string(raw) == "null" { // nil, or a nil map
+		raw = []byte(`{}`)
+	}
 	if err != nil || len(raw) == 0 || raw[0] != '{' {
 		return nil, messages.Errorf(messages.KindInvalidArgs, server, "the event's arguments must be a JSON object")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/mcprt/mcprt/messages"
@@ -68,13 +69,17 @@ func (r *Runtime) CallTool(ctx context.Context, server, tool string, args any) (
 	if !slices.Contains(r.sys.Names(), server) {
 		return nil, messages.Errorf(messages.KindServerNotFound, "", "no server named %q is configured", server)
 	}
-	if args == nil {
-		args = map[string]any{}
+	rawArgs, err := json.Marshal(args)
+	if err == nil && string(rawArgs) == "null" { // nil, or a nil map
+		rawArgs = []byte(`{}`)
 	}
-	params, err := json.Marshal(map[string]any{"name": tool, "arguments": args})
+	if err == nil && rawArgs[0] != '{' {
+		err = fmt.Errorf("they must be a JSON object")
+	}
 	if err != nil {
 		return nil, messages.Errorf(messages.KindInvalidArgs, server, "arguments: %s", err)
 	}
+	params, _ := json.Marshal(map[string]any{"name": tool, "arguments": json.RawMessage(rawArgs)})
 	if known, ok := r.ServerTools(server); ok && !slices.ContainsFunc(known, func(t ToolInfo) bool { return t.Name == tool }) {
 		return nil, messages.Errorf(messages.KindToolNotFound, server, "server %q offers no tool named %q", server, tool)
 	}

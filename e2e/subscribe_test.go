@@ -72,6 +72,23 @@ func TestSubscribeTyped(t *testing.T) {
 	if _, err := rt.Subscribe(ctx, "nope", "fs.changed", nil, handler); !errors.Is(err, mcprt.ErrServerNotFound) {
 		t.Fatalf("an unknown server: %v", err)
 	}
+	// A nil map is no arguments, for a subscription as for a call (as the
+	// sidecar passes params without "arguments"); a non-object is refused.
+	var none map[string]any
+	tick, err := rt.Subscribe(ctx, "demo", "clock.tick", none, func(mcprt.Delivery) {})
+	if err != nil {
+		t.Fatalf("a nil map as arguments: %v", err)
+	}
+	tick.Stop()
+	if _, err := rt.CallTool(ctx, "demo", "list_files", none); err != nil {
+		t.Fatalf("a call with a nil map: %v", err)
+	}
+	if _, err := rt.CallTool(ctx, "demo", "echo", "not an object"); !errors.Is(err, mcprt.ErrInvalidArgs) {
+		t.Fatalf("a call with a string for arguments: %v", err)
+	}
+	if _, err := rt.Subscribe(ctx, "demo", "clock.tick", []int{1}, handler); !errors.Is(err, mcprt.ErrInvalidArgs) {
+		t.Fatalf("a subscription with a list for arguments: %v", err)
+	}
 	sub, err := rt.Subscribe(ctx, "demo", "fs.changed", map[string]any{"glob": "*.txt"}, handler)
 	if err != nil {
 		t.Fatal(err)
