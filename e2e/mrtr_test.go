@@ -19,14 +19,25 @@ type mrtrHost struct {
 	urls    []mcprt.ElicitURL
 	samples []mcprt.SamplingRequest
 	decline bool
+	// block: the person never answers; the hook returns when its context
+	// ends, counted in withdrawn.
+	block     bool
+	withdrawn int
 }
 
 func (h *mrtrHost) hooks() mcprt.ClientHooks {
 	return mcprt.ClientHooks{
-		Elicit: func(_ context.Context, q mcprt.ElicitForm) (mcprt.ElicitAnswer, error) {
+		Elicit: func(ctx context.Context, q mcprt.ElicitForm) (mcprt.ElicitAnswer, error) {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			h.forms = append(h.forms, q)
+			if h.block {
+				h.mu.Unlock()
+				<-ctx.Done()
+				h.mu.Lock()
+				h.withdrawn++
+				return mcprt.ElicitAnswer{}, ctx.Err()
+			}
 			if h.decline {
 				return mcprt.ElicitAnswer{Action: mcprt.ElicitDecline}, nil
 			}
@@ -158,6 +169,35 @@ func TestMultiRoundTripWithTSPeer(t *testing.T) {
 			res = call("mrtr_elicit")
 			if res.IsError || !strings.Contains(res.Text, "the user chose decline") {
 				t.Errorf("declined: %s", res.Text)
+			}
+
+			// A call given up while its input request waits for the host:
+			// the question is withdrawn from the host and nothing is retried.
+			h.mu.Lock()
+			h.block, h.decline = true, false
+			asked = len(h.forms)
+			h.mu.Unlock()
+			ctx, cancel := context.WithCancel(testCtx(t))
+			done := make(chan mcprt.Result, 1)
+			go func() {
+				done <- mcp.Execute(ctx, json.RawMessage(`{"server":"peer","tool":"mrtr_elicit","args":{}}`))
+			}()
+			poll(testCtx(t), t, "the host is asked", func() bool {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				return len(h.forms) == asked+1
+			})
+			cancel()
+			if res := <-done; !res.IsError {
+				t.Errorf("a cancelled call succeeded: %s", res.Text)
+			}
+			poll(testCtx(t), t, "the question is withdrawn from the host", func() bool {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				return h.withdrawn == 1
+			})
+			if res := call("echo"); res.IsError {
+				t.Errorf("after the cancelled call: %s", res.Text)
 			}
 		})
 	}
