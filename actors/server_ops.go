@@ -48,6 +48,9 @@ type op struct {
 	pinned          bool
 	stream          *messages.StreamSpec
 	serverCancelled bool
+	// assist: the waiting caller's goroutine (messages.Assist), for the
+	// operation's first send only.
+	assist *messages.Assist
 }
 
 // maxResends bounds how often one operation is moved to a new connection
@@ -79,7 +82,7 @@ func (s *serverActor) request(m *messages.Request) {
 		return
 	}
 	s.withConnection(m, m.Token, m.Origin, func(gen uint64) {
-		o := &op{cmd: m, gen: gen, token: m.Token, kind: opRequest, method: m.Method, params: m.Params, reply: m.Reply, origin: m.Origin}
+		o := &op{cmd: m, gen: gen, token: m.Token, kind: opRequest, method: m.Method, params: m.Params, reply: m.Reply, origin: m.Origin, assist: m.Assist}
 		s.begin(o, s.deadline(m.Deadline))
 	}, func(err *messages.Error) { m.Reply(messages.Reply{Err: err}) })
 }
@@ -144,7 +147,9 @@ func (s *serverActor) send(o *op, cursor *string) {
 	if cursor != nil {
 		params, _ = json.Marshal(map[string]string{"cursor": *cursor})
 	}
-	s.conns[o.gen].Send(messages.Op{ID: o.id, Method: o.method, Params: params, Stream: o.stream})
+	assist := o.assist
+	o.assist = nil
+	s.conns[o.gen].Send(messages.Op{ID: o.id, Method: o.method, Params: params, Stream: o.stream, Assist: assist})
 }
 
 func (s *serverActor) opDone(m messages.OpResult) {
