@@ -16,6 +16,7 @@ import (
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 )
 
 // mcprt.Runtime.Close ends everything the runtime started, over the production
@@ -35,7 +36,7 @@ func TestCloseEndsEverything(t *testing.T) {
 	pidFile := filepath.Join(dir, "pid")
 	kids := pidWrapper(t, pidFile, "")
 	kids.Lifecycle = "eager"
-	rt, err := mcprt.Start(ctx, mcprt.Options{Clock: clock.NewManual(clock.Epoch), Rand: clock.NewSeededRand(3), Config: &config.File{MCPServers: map[string]config.Server{
+	rt, err := mcprt.Start(ctx, mcprt.Options{Sim: &simseam.Seams{Clock: clock.NewManual(clock.Epoch), Rand: clock.NewSeededRand(3)}, Config: &config.File{MCPServers: map[string]config.Server{
 		"kids": kids, "sock": {Socket: sock}, "web": {URL: web},
 	}}})
 	if err != nil {

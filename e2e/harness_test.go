@@ -17,6 +17,7 @@ import (
 	"github.com/mcprt/mcprt/internal/testonly/testkit"
 	"github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 	"github.com/mcprt/mcprt/transports"
 )
 
@@ -87,17 +88,19 @@ func startRig(t *testing.T, f *config.File, decorate bool) *rig {
 	return startRigWith(t, f, decorate, mcprt.Options{})
 }
 
-// startRigWith is startRig with more options (their Config, Clock, Rand and
-// Dialer are the rig's).
+// startRigWith is startRig with more options (their Config, and the Clock,
+// Rand and Dialer of their Sim, are the rig's).
 func startRigWith(t *testing.T, f *config.File, decorate bool, opts mcprt.Options) *rig {
 	t.Helper()
 	r := &rig{t: t, ctx: testCtx(t), clk: newTestClock()}
-	opts.Config, opts.Clock, opts.Rand = f, r.clk, clock.NewSeededRand(7)
+	sim := simseam.Get(opts.Sim)
+	opts.Config, sim.Clock, sim.Rand = f, r.clk, clock.NewSeededRand(7)
 	if decorate {
 		r.real = &transports.Dialer{Clock: clock.Real{}}
 		r.dialer = newRecDialer(r.real)
-		opts.Dialer = r.dialer
+		sim.Dialer = r.dialer
 	}
+	opts.Sim = &sim
 	rt, err := mcprt.Start(r.ctx, opts)
 	if err != nil {
 		t.Fatal(err)

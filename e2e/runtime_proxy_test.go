@@ -17,6 +17,7 @@ import (
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 	"github.com/mcprt/mcprt/transports"
 )
 
@@ -57,7 +58,7 @@ func startWithCache(t *testing.T, f *config.File, agentDir string, host mcprt.Ho
 	t.Helper()
 	real := &transports.Dialer{Clock: clock.Real{}}
 	d := newRecDialer(real)
-	rt, err := mcprt.Start(testCtx(t), mcprt.Options{Config: f, AgentDir: agentDir, Dialer: d, Host: host, HostTools: hostTools, Rand: clock.NewSeededRand(3)})
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{Config: f, AgentDir: agentDir, Sim: &simseam.Seams{Dialer: d, Rand: clock.NewSeededRand(3)}, Host: host, HostTools: hostTools})
 	if err != nil {
 		t.Fatal(err)
 	}
