@@ -152,3 +152,17 @@ func (l *fakeListing) Add(method string, items []json.RawMessage) (bool, error) 
 func (l *fakeListing) Skip(method, message string) {
 	l.log = append(l.log, "skip "+method+": "+message)
 }
+
+func TestDialStartupDeadline(t *testing.T) {
+	s := core(Lazy)
+	s.Request(t0, call(1))
+	expect(t, "a slot for a generation no longer wanted goes back", s.SlotGranted(t0, 7), "release-slot gen=7")
+	s.SlotGranted(t0, 1)
+	expect(t, "installing a package holds the deadline", s.DialProgress(t0, 1, true), "disarm startup")
+	expect(t, "the server starts: the deadline is armed afresh", s.DialProgress(t0.Add(time.Minute), 1, false), "disarm startup; arm startup 10s #1")
+	expect(t, "progress of another dial", s.DialProgress(t0, 2, false), "")
+	expect(t, "startup deadline", s.Fire(t0.Add(70*time.Second), TimerStartup, 1),
+		"cancel-dial gen=1; disarm startup; release-slot gen=1; answer init_timeout")
+	expect(t, "the abandoned dial connects after all: closed", s.Dialed(t0.Add(71*time.Second), 1, nil, true, Caps{}), "close gen=1")
+	expect(t, "a stale startup firing", s.Fire(t0.Add(80*time.Second), TimerStartup, 1), "")
+}
