@@ -162,6 +162,20 @@ func TestMultiRoundTripWithTSPeer(t *testing.T) {
 				t.Errorf("after the flood: %s", res.Text)
 			}
 
+			if name == "http" {
+				// A response stream that ends before its response loses the
+				// request: it is sent again, as a new request with a new id
+				// (2026-07-28 has no resumption).
+				res := call("cut_once")
+				var ids []string
+				if _, after, ok := strings.Cut(res.Text, "ids "); ok {
+					_ = json.Unmarshal([]byte(strings.Fields(after)[0]), &ids)
+				}
+				if res.IsError || len(ids) != 2 || ids[0] == ids[1] {
+					t.Errorf("cut_once (want two requests with different ids): %s", res.Text)
+				}
+			}
+
 			// A declined question reaches the server as declined.
 			h.mu.Lock()
 			h.decline = true

@@ -17,7 +17,9 @@
 // mrtr_elicit, mrtr_url, mrtr_all (elicitation, sampling and roots in one
 // round), mrtr_twice (two rounds), mrtr_state (requestState only),
 // mrtr_flood (more input requests than a client answers at once), caps
-// (the client capabilities and log level the request carried), echo.
+// (the client capabilities and log level the request carried), echo,
+// cut_once (over HTTP its first response stream ends before the response;
+// its answer lists the ids of the requests it saw).
 
 import http from 'node:http';
 
@@ -146,11 +148,13 @@ async function legacy(httpMode) {
 
 async function modern(httpMode) {
   const { McpServer, inputRequired, inputResponse, acceptedContent } = await import('@modelcontextprotocol/server');
+  const cutIds = []; // the JSON-RPC ids of every cut_once request, in order
   const nameForm = { type: 'object', properties: { name: { type: 'string', title: 'Your name' } }, required: ['name'] };
   const state = (ctx) => ctx.mcpReq.requestState ? ctx.mcpReq.requestState() : undefined;
   const make = () => {
     const server = new McpServer({ name: 'tspeer-modern', version: '2.0.0' }, { capabilities: { logging: {} } });
     server.registerTool('echo', { description: 'echoes nothing' }, async () => text('echo'));
+    server.registerTool('cut_once', { description: 'its first response stream is cut (HTTP)' }, async () => text('cut_once answered; ids ' + JSON.stringify(cutIds)));
     server.registerTool('caps', { description: 'the envelope of this request' }, async (ctx) => text(JSON.stringify(ctx.mcpReq.envelope || {})));
     server.registerTool('mrtr_elicit', { description: 'asks for a name' }, async (ctx) => {
       const r = inputResponse(ctx.mcpReq.inputResponses, 'name');
@@ -225,6 +229,17 @@ async function modern(httpMode) {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     const body = chunks.length ? Buffer.concat(chunks) : undefined;
+    let msg;
+    try { msg = body && JSON.parse(body.toString()); } catch { msg = undefined; }
+    if (msg && msg.method === 'tools/call' && msg.params && msg.params.name === 'cut_once') {
+      cutIds.push(msg.id);
+      if (cutIds.length === 1) {
+        // The response stream ends before the response: the request is lost.
+        res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        res.end();
+        return;
+      }
+    }
     const response = await handler.fetch(new Request('http://' + req.headers.host + req.url, { method: req.method, headers, body }));
     res.writeHead(response.status, Object.fromEntries(response.headers));
     if (response.body) {
