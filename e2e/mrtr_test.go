@@ -162,6 +162,26 @@ func TestMultiRoundTripWithTSPeer(t *testing.T) {
 				t.Errorf("after the flood: %s", res.Text)
 			}
 
+			// Input requests the client cannot answer fail the call, naming
+			// the key and why; the host is not asked. (The raw_ tools are
+			// answered by the peer's HTTP front, past the SDK's own checks.)
+			asked = len(h.forms) + len(h.samples) + len(h.urls)
+			bad := map[string]string{
+				"mrtr_bad_sampling": `input request "s" (sampling/createMessage) was not answered: params.maxTokens: a positive integer is required`,
+			}
+			if name == "http" {
+				bad["raw_bad_method"] = `input request "x" has method "tools/list", which an input request cannot have`
+				bad["raw_empty"] = "input_required result is malformed: it carries neither inputRequests nor requestState"
+			}
+			for tool, want := range bad {
+				if res := call(tool); !res.IsError || !strings.Contains(res.Text, want) {
+					t.Errorf("%s: %s\nwant %s", tool, res.Text, want)
+				}
+			}
+			if n := len(h.forms) + len(h.samples) + len(h.urls); n != asked {
+				t.Errorf("a malformed input request reached the host")
+			}
+
 			if name == "http" {
 				// A response stream that ends before its response loses the
 				// request: it is sent again, as a new request with a new id

@@ -16,7 +16,9 @@
 // 2026-07-28 tools answer input_required (multi round-trip requests):
 // mrtr_elicit, mrtr_url, mrtr_all (elicitation, sampling and roots in one
 // round), mrtr_twice (two rounds), mrtr_state (requestState only),
-// mrtr_flood (more input requests than a client answers at once), caps
+// mrtr_flood (more input requests than a client answers at once),
+// mrtr_bad_sampling (malformed params), raw_bad_method and raw_empty
+// (malformed results, HTTP only), caps
 // (the client capabilities and log level the request carried), echo,
 // cut_once (over HTTP its first response stream ends before the response;
 // its answer lists the ids of the requests it saw).
@@ -208,6 +210,11 @@ async function modern(httpMode) {
       if (!st) return inputRequired({ requestState: 'come-back' });
       return text('resumed with ' + st + ' responses=' + JSON.stringify(ctx.mcpReq.inputResponses));
     });
+    // Input requests a client must refuse, built by hand.
+    server.registerTool('mrtr_bad_sampling', { description: 'a sampling input request without maxTokens' }, async () => ({ resultType: 'input_required', inputRequests: { s: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] } } } }));
+    for (const name of ['raw_bad_method', 'raw_empty']) {
+      server.registerTool(name, { description: 'answered by the HTTP front (HTTP only)' }, async () => text('not intercepted (stdio)'));
+    }
     server.registerTool('mrtr_flood', { description: 'more input requests than a client answers at once' }, async (ctx) => {
       if (ctx.mcpReq.inputResponses) return text('answered ' + Object.keys(ctx.mcpReq.inputResponses).length);
       const reqs = {};
@@ -231,6 +238,15 @@ async function modern(httpMode) {
     const body = chunks.length ? Buffer.concat(chunks) : undefined;
     let msg;
     try { msg = body && JSON.parse(body.toString()); } catch { msg = undefined; }
+    // Answers the SDK would refuse to send (HTTP only): raw_bad_method (an
+    // input request whose method is not one), raw_empty (input_required
+    // with neither inputRequests nor requestState).
+    const raw = { raw_bad_method: { resultType: 'input_required', inputRequests: { x: { method: 'tools/list', params: {} } } }, raw_empty: { resultType: 'input_required' } };
+    if (msg && msg.method === 'tools/call' && msg.params && raw[msg.params.name]) {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: raw[msg.params.name] }));
+      return;
+    }
     if (msg && msg.method === 'tools/call' && msg.params && msg.params.name === 'cut_once') {
       cutIds.push(msg.id);
       if (cutIds.length === 1) {
