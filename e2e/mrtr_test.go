@@ -135,6 +135,15 @@ func TestMultiRoundTripWithTSPeer(t *testing.T) {
 				t.Errorf("the host's model was asked %+v", h.samples)
 			}
 
+			// prompts/get and resources/read ask the same way.
+			p, err := rt.GetPrompt(testCtx(t), "peer", "mrtr_prompt", nil)
+			if err != nil || !strings.Contains(p.Text, "Greet Ada Lovelace") {
+				t.Errorf("mrtr_prompt: %+v %v", p, err)
+			}
+			if res := rt.ReadResource(testCtx(t), "peer", "mrtr://greeting"); res.IsError || !strings.Contains(res.Text, "greeting for Ada Lovelace") {
+				t.Errorf("mrtr://greeting: %s", res.Text)
+			}
+
 			// Two rounds: the second retry carries only the second round's
 			// responses and state.
 			res = call("mrtr_twice")

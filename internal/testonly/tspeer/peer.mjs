@@ -17,7 +17,8 @@
 // mrtr_elicit, mrtr_url, mrtr_all (elicitation, sampling and roots in one
 // round), mrtr_twice (two rounds), mrtr_state (requestState only),
 // mrtr_flood (more input requests than a client answers at once),
-// mrtr_bad_sampling (malformed params), raw_bad_method and raw_empty
+// the prompt mrtr_prompt and the resource mrtr://greeting (both ask for a
+// name), mrtr_bad_sampling (malformed params), raw_bad_method and raw_empty
 // (malformed results, HTTP only), caps
 // (the client capabilities and log level the request carried), echo,
 // cut_once (over HTTP its first response stream ends before the response;
@@ -215,6 +216,16 @@ async function modern(httpMode) {
     for (const name of ['raw_bad_method', 'raw_empty']) {
       server.registerTool(name, { description: 'answered by the HTTP front (HTTP only)' }, async () => text('not intercepted (stdio)'));
     }
+    // A prompt and a resource that need the user's name first.
+    const named = (ctx, done) => {
+      const who = acceptedContent(ctx.mcpReq.inputResponses, 'who');
+      if (!who) return inputRequired({ inputRequests: { who: inputRequired.elicit({ message: 'Name for the greeting?', requestedSchema: nameForm }) } });
+      return done(who.name);
+    };
+    server.registerPrompt('mrtr_prompt', { description: 'a greeting for a name it asks for' }, async (ctx) =>
+      named(ctx, (name) => ({ messages: [{ role: 'user', content: { type: 'text', text: 'Greet ' + name } }] })));
+    server.registerResource('mrtr_resource', 'mrtr://greeting', { mimeType: 'text/plain' }, async (uri, ctx) =>
+      named(ctx, (name) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'greeting for ' + name }] })));
     server.registerTool('mrtr_flood', { description: 'more input requests than a client answers at once' }, async (ctx) => {
       if (ctx.mcpReq.inputResponses) return text('answered ' + Object.keys(ctx.mcpReq.inputResponses).length);
       const reqs = {};
