@@ -73,28 +73,38 @@ type serverRecord struct {
 	// ConnClosed had not arrived: the next incarnation waits for them
 	// (shutdown must not return before they are reaped).
 	closing map[uint64]messages.Conn
+	// unsettled are the crashed incarnations' requests whose OpResult had
+	// not arrived (server_unsettled.go), by id, with their generation.
+	unsettled map[messages.OpID]uint64
 }
 
-// handOver keeps conns, being closed by a crashed incarnation, for the next.
-func (r *serverRecord) handOver(conns map[uint64]messages.Conn) {
+// handOver keeps conns, being closed by a crashed incarnation, and its
+// requests still waiting for their outcome, for the next incarnation.
+func (r *serverRecord) handOver(conns map[uint64]messages.Conn, unsettled map[messages.OpID]uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(conns) == 0 {
-		return
+	if len(conns) > 0 {
+		if r.closing == nil {
+			r.closing = map[uint64]messages.Conn{}
+		}
+		maps.Copy(r.closing, conns)
 	}
-	if r.closing == nil {
-		r.closing = map[uint64]messages.Conn{}
+	if len(unsettled) > 0 {
+		if r.unsettled == nil {
+			r.unsettled = map[messages.OpID]uint64{}
+		}
+		maps.Copy(r.unsettled, unsettled)
 	}
-	maps.Copy(r.closing, conns)
 }
 
-// takeOver returns the connections a crashed incarnation left closing.
-func (r *serverRecord) takeOver() map[uint64]messages.Conn {
+// takeOver returns the connections a crashed incarnation left closing and
+// the requests whose outcome it did not see.
+func (r *serverRecord) takeOver() (map[uint64]messages.Conn, map[messages.OpID]uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c := r.closing
-	r.closing = nil
-	return c
+	c, u := r.closing, r.unsettled
+	r.closing, r.unsettled = nil, nil
+	return c, u
 }
 
 // begin starts a new incarnation and returns its number, the generation

@@ -53,6 +53,9 @@ type serverActor struct {
 	// handling it panics. The root supervisor answers that command itself
 	// (messages.Failable), so crashed() must not answer it a second time.
 	handling messages.Failable
+	// unsettled are the requests sent whose OpResult has not arrived, with
+	// their generation (server_unsettled.go).
+	unsettled map[messages.OpID]uint64
 }
 
 // waiter is an operation waiting for a connection.
@@ -167,7 +170,9 @@ func (s *serverActor) start(me *actor.PID) {
 	s.life = supervisor.New(s.cfg.Name, s.cfg.Policy)
 	s.life.ContinueFrom(lastGen)
 	s.conns = map[uint64]messages.Conn{}
-	maps.Copy(s.conns, s.rec.takeOver()) // closing: shutdown waits for them
+	closing, unsettled := s.rec.takeOver()
+	maps.Copy(s.conns, closing) // closing: shutdown waits for them
+	s.unsettled = unsettled     // and for the outcomes still on their way
 	s.timers = map[supervisor.TimerKind]clock.Timer{}
 	s.ops = map[messages.OpID]*op{}
 	s.byToken = map[messages.Token]*op{}
@@ -326,12 +331,26 @@ func (s *serverActor) connClosed(m messages.ConnClosed) {
 	if reason == nil {
 		reason = messages.Errorf(messages.KindDisconnected, s.cfg.Name, "connection closed")
 	}
+	// An operation still waiting on the generation was sent after the
+	// port had posted this ConnClosed (the port answers every earlier
+	// request before it): it was never written, and its NotSent comes
+	// later. One that may move goes to a new connection once the
+	// lifecycle knows this one is gone; the others fail now.
+	var moving []*op
 	for _, o := range s.sortedOps() {
-		if o.gen == m.Gen {
-			s.finish(o, nil, reason)
+		if o.gen != m.Gen {
+			continue
 		}
+		if s.unsettledOn(o.id, o.gen) && s.movable(o) {
+			moving = append(moving, o)
+			continue
+		}
+		s.finish(o, nil, reason)
 	}
 	s.exec(s.life.Closed(s.now(), m.Gen, m.Err))
+	for _, o := range moving {
+		s.resend(o)
+	}
 	s.maybeStopped()
 }
 

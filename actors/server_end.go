@@ -33,7 +33,7 @@ func (s *serverActor) shutdown(reply func()) {
 
 // maybeStopped completes a shutdown once nothing is open or dialing.
 func (s *serverActor) maybeStopped() {
-	if s.stopping == nil || len(s.conns) > 0 || s.dialGen != 0 {
+	if s.stopping == nil || len(s.conns) > 0 || s.dialGen != 0 || s.lateOutcomes() {
 		return
 	}
 	s.stopTimers()
@@ -90,7 +90,7 @@ func (s *serverActor) crashed() {
 	for _, gen := range slices.Sorted(maps.Keys(s.conns)) { // in order: replayable
 		s.conns[gen].Close()
 	}
-	s.rec.handOver(s.conns) // the next incarnation waits for their ConnClosed
+	s.rec.handOver(s.conns, s.unsettled) // the next incarnation waits for their ConnClosed and outcomes
 	if s.stopping != nil {
 		s.stopping()
 	}

@@ -145,9 +145,14 @@ func (s *serverActor) send(o *op, cursor *string) {
 		params, _ = json.Marshal(map[string]string{"cursor": *cursor})
 	}
 	s.conns[o.gen].Send(messages.Op{ID: o.id, Method: o.method, Params: params, Stream: o.stream})
+	// After Send: its outcome is a later message (the sink posts), and a
+	// Send that panicked sent nothing to wait for.
+	s.sent(o.id, o.gen)
 }
 
 func (s *serverActor) opDone(m messages.OpResult) {
+	s.settle(m.ID)
+	defer s.maybeStopped() // shutdown may have waited for this outcome
 	if m.Err != nil && m.Err.Kind == messages.KindDisconnected && !m.OnlyThis {
 		s.connLost(m.Gen, m.Err)
 	}

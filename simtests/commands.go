@@ -52,7 +52,8 @@ func init() {
 		"await":            {after, func(r *runner, a string) error { return r.await(a) }},
 		"cancel":           {after, cmdCancel},
 		"advance":          {after, cmdAdvance},
-		"settle":           {after, func(r *runner, _ string) error { return r.w.Settle() }},
+		"settle":           {after, func(r *runner, _ string) error { r.held = false; return r.w.Settle() }},
+		"hold":             {after, func(r *runner, _ string) error { r.held = true; return nil }},
 		"crash":            {after, cmdCrash},
 		"fail-dial":        {anytime, armer(faultDialFail)},
 		"slow-dial":        {anytime, armer(faultDialSlow)},
@@ -96,6 +97,7 @@ func (r *runner) sync(id string, start func(id string) error) error {
 // await runs until a host operation has its answer, then lets what is
 // runnable at that instant run: every command ends with nothing queued.
 func (r *runner) await(id string) error {
+	r.held = false
 	if err := r.w.Host.Await(id); err != nil {
 		return err
 	}
@@ -106,6 +108,16 @@ func (r *runner) await(id string) error {
 func (r *runner) async(err error) error {
 	if err != nil {
 		return err
+	}
+	return r.settle()
+}
+
+// settle lets what is runnable now run, unless the script holds it
+// ("hold": the commands that follow start together, until "settle" or
+// "await").
+func (r *runner) settle() error {
+	if r.held {
+		return nil
 	}
 	return r.w.Settle()
 }
@@ -125,7 +137,7 @@ func (r *runner) call(id, a string, wait bool) error {
 	if wait {
 		return r.await(id)
 	}
-	return r.w.Settle()
+	return r.settle()
 }
 
 // connect runs "NAME [fresh]".
@@ -140,7 +152,7 @@ func (r *runner) connect(id, a string, wait bool) error {
 	if wait {
 		return r.await(id)
 	}
-	return r.w.Settle()
+	return r.settle()
 }
 
 func cmdSeed(r *runner, a string) error {
@@ -257,7 +269,7 @@ func cmdCrash(r *runner, a string) error {
 	if s.Crash("killed by the scenario") == 0 {
 		r.w.Tracef("%s has no live connection to crash", a)
 	}
-	return r.w.Settle()
+	return r.settle()
 }
 
 func cmdHeal(r *runner, a string) error {

@@ -196,6 +196,7 @@ var regressionSeeds = []uint64{
 	15767, // a server actor crashed at virtual time 0
 	16553, // a subscribe that reused a reconnecting subscription reset invariant 21's count
 	21575, // two subscription crashes: two status wakeups past the episodes' bound
+	66071, // requests sent on a connection whose ConnClosed was queued: Close did not wait for their "not sent"
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
