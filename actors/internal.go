@@ -76,6 +76,23 @@ type serverRecord struct {
 	// unsettled are the crashed incarnations' requests whose OpResult had
 	// not arrived (server_unsettled.go), by id, with their generation.
 	unsettled map[messages.OpID]uint64
+	// memory is the failure memory of the last crashed incarnation's
+	// lifecycle: the next incarnation's lifecycle starts from it.
+	memory supervisor.Memory
+}
+
+// remember keeps a crashing incarnation's failure memory for the next.
+func (r *serverRecord) remember(m supervisor.Memory) {
+	r.mu.Lock()
+	r.memory = m
+	r.mu.Unlock()
+}
+
+// recall returns the failure memory the last crashed incarnation left.
+func (r *serverRecord) recall() supervisor.Memory {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.memory
 }
 
 // handOver keeps conns, being closed by a crashed incarnation, and its

@@ -169,6 +169,7 @@ func (s *serverActor) start(me *actor.PID) {
 	s.inc, lastGen, _, down, s.restarts = s.rec.begin()
 	s.life = supervisor.New(s.cfg.Name, s.cfg.Policy)
 	s.life.ContinueFrom(lastGen)
+	s.life.Remember(s.rec.recall()) // a crash does not reset failure memory or backoff
 	s.conns = map[uint64]messages.Conn{}
 	closing, unsettled := s.rec.takeOver()
 	maps.Copy(s.conns, closing) // closing: shutdown waits for them
@@ -331,11 +332,9 @@ func (s *serverActor) connClosed(m messages.ConnClosed) {
 	if reason == nil {
 		reason = messages.Errorf(messages.KindDisconnected, s.cfg.Name, "connection closed")
 	}
-	// An operation still waiting on the generation was sent after the
-	// port had posted this ConnClosed (the port answers every earlier
-	// request before it): it was never written, and its NotSent comes
-	// later. One that may move goes to a new connection once the
-	// lifecycle knows this one is gone; the others fail now.
+	// An operation still waiting on gen was sent after the port posted this
+	// ConnClosed, so never written (server_unsettled.go): one that may move
+	// goes to a new connection once the lifecycle knows gen is gone.
 	var moving []*op
 	for _, o := range s.sortedOps() {
 		if o.gen != m.Gen {

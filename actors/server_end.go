@@ -52,6 +52,7 @@ func (s *serverActor) crashed() {
 	if s.life == nil {
 		return
 	}
+	s.rec.remember(s.life.Memory())
 	err := messages.Errorf(messages.KindInternal, s.cfg.Name, "the server's actor crashed and was restarted; the operation's outcome is unknown")
 	if r := s.refresh; r != nil {
 		s.refresh = nil

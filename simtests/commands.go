@@ -55,6 +55,7 @@ func init() {
 		"settle":           {after, func(r *runner, _ string) error { r.held = false; return r.w.Settle() }},
 		"hold":             {after, func(r *runner, _ string) error { r.held = true; return nil }},
 		"crash":            {after, cmdCrash},
+		"crash-actor":      {after, cmdCrashActor},
 		"fail-dial":        {anytime, armer(faultDialFail)},
 		"slow-dial":        {anytime, armer(faultDialSlow)},
 		"crash-at-connect": {anytime, armer(faultCrashAtConnect)},
@@ -270,6 +271,19 @@ func cmdCrash(r *runner, a string) error {
 		r.w.Tracef("%s has no live connection to crash", a)
 	}
 	return r.settle()
+}
+
+// cmdCrashActor arms a crash of the next ordinary message of an actor of
+// kind KIND (the campaign's crash fault, crashes.go).
+func cmdCrashActor(r *runner, a string) error {
+	kind := messages.ActorKind(strings.TrimSpace(a))
+	for _, k := range crashKinds {
+		if k == kind {
+			r.w.armCrash(kind)
+			return nil
+		}
+	}
+	return fmt.Errorf("usage: crash-actor server|session|stream|observer|events|subscription|batcher")
 }
 
 func cmdHeal(r *runner, a string) error {
