@@ -215,6 +215,9 @@ func (a *subState) exec(effects []eventstream.Effect) {
 		case eventstream.Disarm:
 			a.timer.stop()
 		case eventstream.Deliver:
+			// Published before the batch can wake the host: a host that
+			// then lists sees this event's cursor and counts.
+			a.publish()
 			done := a.frameDone
 			a.frameDone = nil
 			if enc, err := eventstream.PrepareEvent(e.Item); err == nil {
@@ -223,6 +226,7 @@ func (a *subState) exec(effects []eventstream.Effect) {
 				done()
 			}
 		case eventstream.Wake:
+			a.publish() // as for Deliver: the status a wakeup tells is listed
 			if enc, err := eventstream.PrepareStatus(e.Status); err == nil {
 				a.env.send(a.batches.status, batchAdd[eventstream.Snapshot]{item: enc})
 			}
