@@ -30,9 +30,10 @@ func (s *Server) Shutdown(now time.Time) []Effect {
 
 // maybeStopped completes a shutdown once nothing is open or dialing.
 func (s *Server) maybeStopped() {
-	if !s.stopping || len(s.open) > 0 || s.dialGen != 0 {
+	if !s.stopping || len(s.open) > 0 || s.dialGen != 0 || s.lateOutcomes() {
 		return
 	}
+	s.stopping = false // stopped once
 	s.dl.slot.Disarm()
 	s.emit(Stopped{})
 }
