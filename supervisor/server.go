@@ -60,7 +60,7 @@ type Server struct {
 	// their generation (unsettled.go).
 	unsettled map[messages.OpID]uint64
 	dl        deadlines
-	waits   userWaits
+	waits     userWaits
 
 	cat catalogState
 }
