@@ -140,7 +140,7 @@ func TestMultiRoundTripWithTSPeer(t *testing.T) {
 			if err != nil || !strings.Contains(p.Text, "Greet Ada Lovelace") {
 				t.Errorf("mrtr_prompt: %+v %v", p, err)
 			}
-			if res := rt.ReadResource(testCtx(t), "peer", "mrtr://greeting"); res.IsError || !strings.Contains(res.Text, "greeting for Ada Lovelace") {
+			if res := rt.RenderResource(testCtx(t), "peer", "mrtr://greeting"); res.IsError || !strings.Contains(res.Text, "greeting for Ada Lovelace") {
 				t.Errorf("mrtr://greeting: %s", res.Text)
 			}
 
