@@ -12,6 +12,7 @@ func (s *serverActor) exec(effects []supervisor.Effect) {
 		switch e := e.(type) {
 		case supervisor.Send:
 			s.conns[e.Gen].Send(e.Op)
+			s.core.Sent(e.Op.ID, e.Gen)
 		case supervisor.Reply:
 			e.To.Reply(e.Reply)
 		case supervisor.ListReply:

@@ -15,7 +15,7 @@ func core(mode Mode) *Server {
 		Name: "s", Policy: Policy{Mode: mode, IdleTimeout: time.Minute},
 		CallTimeout: 60 * time.Second, CatalogTimeout: 30 * time.Second, HealthTimeout: 5 * time.Second, StartupTimeout: 10 * time.Second,
 		MaxPages: 3, NewListing: func() Listing { return &fakeListing{} },
-	}, 0, 0, nil)
+	}, Legacy{})
 }
 
 func call(token messages.Token) *messages.Request {

@@ -51,28 +51,45 @@ type Server struct {
 	slotGen  uint64 // the generation holding a start slot; 0 when none
 	caps     Caps   // of the live connection
 
-	waiters []waiter
-	ops     map[messages.OpID]*op
-	byToken map[messages.Token]*op
-	lastOp  messages.OpID
-	dl      deadlines
-	waits   userWaits
+	waiters   []waiter
+	ops       map[messages.OpID]*op
+	byToken   map[messages.Token]*op
+	lastOp    messages.OpID
+	unsettled map[messages.OpID]uint64 // requests sent without an outcome yet, with their generation (unsettled.go)
+	dl        deadlines
+	waits     userWaits
 
 	cat catalogState
 }
 
-// NewServer returns the core of a server actor instance. lastGen and
-// lastOp are the highest generation and operation id its server used
-// before (a restarted actor continues after them, so stale traffic is
-// recognised); open are the generations a crashed instance left closing.
-func NewServer(cfg ServerConfig, lastGen uint64, lastOp messages.OpID, open []uint64) *Server {
-	s := &Server{cfg: cfg, life: New(cfg.Name, cfg.Policy), lastOp: lastOp,
+// Legacy is what a server's earlier instances leave the next one when one
+// crashes: it continues after the highest generation and operation id
+// used (so their stale traffic is recognised), waits for the connections
+// left closing (Open) and the outcomes still on their way (Unsettled), and
+// keeps the failure memory.
+type Legacy struct {
+	LastGen   uint64
+	LastOp    messages.OpID
+	Open      []uint64
+	Unsettled map[messages.OpID]uint64
+	Memory    Memory
+}
+
+// NewServer returns the core of a server actor instance.
+func NewServer(cfg ServerConfig, from Legacy) *Server {
+	s := &Server{cfg: cfg, life: New(cfg.Name, cfg.Policy), lastOp: from.LastOp, unsettled: from.Unsettled,
 		open: map[uint64]bool{}, ops: map[messages.OpID]*op{}, byToken: map[messages.Token]*op{}}
-	s.life.ContinueFrom(lastGen)
-	for _, g := range open {
+	s.life.ContinueFrom(from.LastGen)
+	s.life.Remember(from.Memory) // a crash does not reset failure memory or backoff
+	for _, g := range from.Open {
 		s.open[g] = true
 	}
 	return s
+}
+
+// Legacy returns what this instance leaves the next one (see Legacy).
+func (s *Server) Legacy() Legacy {
+	return Legacy{LastGen: s.life.Gen(), LastOp: s.lastOp, Open: s.OpenGens(), Unsettled: s.unsettled, Memory: s.life.Memory()}
 }
 
 // input starts handling one input at now.
@@ -148,12 +165,24 @@ func (s *Server) ConnClosed(now time.Time, gen uint64, err *messages.Error) []Ef
 	if reason == nil {
 		reason = messages.Errorf(messages.KindDisconnected, s.cfg.Name, "connection closed")
 	}
+	// An operation still waiting on gen was sent after the port posted
+	// this ConnClosed, so never written (unsettled.go): one that may move
+	// goes to a new connection once the lifecycle knows gen is gone.
+	var moving []*op
 	for _, o := range s.sortedOps() {
-		if o.gen == gen {
-			s.finish(o, nil, reason)
+		if o.gen != gen {
+			continue
 		}
+		if s.unsettledOn(o.id, gen) && s.movable(o) {
+			moving = append(moving, o)
+			continue
+		}
+		s.finish(o, nil, reason)
 	}
 	s.run(s.life.Closed(now, gen, err))
+	for _, o := range moving {
+		s.resend(o)
+	}
 	s.maybeStopped()
 	return s.out
 }
