@@ -72,31 +72,14 @@ type serverRecord struct {
 	// ConnClosed had not arrived: the next incarnation waits for them
 	// (shutdown must not return before they are reaped).
 	closing map[uint64]messages.Conn
-	// unsettled are the crashed incarnations' requests whose OpResult had
-	// not arrived (server_unsettled.go), by id, with their generation.
-	unsettled map[messages.OpID]uint64
-	// memory is the failure memory of the last crashed incarnation's
-	// lifecycle: the next incarnation's lifecycle starts from it.
-	memory supervisor.Memory
+	// left is what else the crashed incarnation handed over: its failure
+	// memory and its requests whose OpResult had not arrived.
+	left supervisor.Handover
 }
 
-// remember keeps a crashing incarnation's failure memory for the next.
-func (r *serverRecord) remember(m supervisor.Memory) {
-	r.mu.Lock()
-	r.memory = m
-	r.mu.Unlock()
-}
-
-// recall returns the failure memory the last crashed incarnation left.
-func (r *serverRecord) recall() supervisor.Memory {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.memory
-}
-
-// handOver keeps conns, being closed by a crashed incarnation, and its
-// requests still waiting for their outcome, for the next incarnation.
-func (r *serverRecord) handOver(conns map[uint64]messages.Conn, unsettled map[messages.OpID]uint64) {
+// handOver keeps conns, being closed by a crashed incarnation, and what its
+// core left (supervisor.Handover), for the next incarnation.
+func (r *serverRecord) handOver(conns map[uint64]messages.Conn, left supervisor.Handover) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(conns) > 0 {
@@ -105,22 +88,18 @@ func (r *serverRecord) handOver(conns map[uint64]messages.Conn, unsettled map[me
 		}
 		maps.Copy(r.closing, conns)
 	}
-	if len(unsettled) > 0 {
-		if r.unsettled == nil {
-			r.unsettled = map[messages.OpID]uint64{}
-		}
-		maps.Copy(r.unsettled, unsettled)
-	}
+	r.left = left
 }
 
 // takeOver returns the connections a crashed incarnation left closing and
-// the requests whose outcome it did not see.
-func (r *serverRecord) takeOver() (map[uint64]messages.Conn, map[messages.OpID]uint64) {
+// what its core handed over.
+func (r *serverRecord) takeOver() (map[uint64]messages.Conn, supervisor.Handover) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c, u := r.closing, r.unsettled
-	r.closing, r.unsettled = nil, nil
-	return c, u
+	c, h := r.closing, r.left
+	r.closing = nil
+	r.left.Unsettled = nil // the memory stays until a later crash replaces it
+	return c, h
 }
 
 // begin starts a new incarnation and returns its number, the generation

@@ -140,15 +140,15 @@ func (s *serverActor) start(me *actor.PID) {
 	inc, lastGen, lastOp, down, restarts := s.rec.begin()
 	s.inc, s.restarts = inc, restarts
 	s.conns = map[uint64]messages.Conn{}
-	closing, unsettled := s.rec.takeOver()
-	maps.Copy(s.conns, closing) // closing: shutdown waits for them, and for the outcomes still on their way
+	closing, left := s.rec.takeOver()
+	maps.Copy(s.conns, closing) // closing: shutdown waits for them
 	s.timers = map[supervisor.TimerKind]clock.Timer{}
 	s.tools = -1
 	s.core = supervisor.NewServer(supervisor.ServerConfig{
 		Name: s.cfg.Name, Policy: s.cfg.Policy, ListOnConnect: s.cfg.ListOnConnect, MaxPages: catalog.MaxCursors,
 		CallTimeout: s.cfg.CallTimeout, CatalogTimeout: s.cfg.CatalogTimeout, HealthTimeout: s.cfg.HealthTimeout, StartupTimeout: s.cfg.StartupTimeout,
 		NewListing: func() supervisor.Listing { return catalog.NewListing(s.info.Instructions) },
-	}, supervisor.Legacy{LastGen: lastGen, LastOp: lastOp, Open: sortedGens(s.conns), Unsettled: unsettled, Memory: s.rec.recall()})
+	}, lastGen, lastOp, sortedGens(s.conns), left)
 	s.exec(s.core.Start(s.now(), down))
 }
 
@@ -218,10 +218,8 @@ func (s *serverActor) crashed() {
 	}
 	s.exec(s.core.Crash(s.now(), s.handling))
 	s.stopTimers()
-	l := s.core.Legacy()
-	s.rec.noteOp(l.LastOp)
-	s.rec.remember(l.Memory)
-	s.rec.handOver(s.conns, l.Unsettled)
+	s.rec.noteOp(s.core.LastOp())
+	s.rec.handOver(s.conns, s.core.Handover())
 	if s.stopping != nil {
 		s.stopping()
 	}

@@ -12,7 +12,7 @@ func (s *serverActor) exec(effects []supervisor.Effect) {
 		switch e := e.(type) {
 		case supervisor.Send:
 			s.conns[e.Gen].Send(e.Op)
-			s.core.Sent(e.Op.ID, e.Gen)
+			s.core.Sent(e.Op.ID, e.Gen) // after Send: one that panicked sent nothing
 		case supervisor.Reply:
 			e.To.Reply(e.Reply)
 		case supervisor.ListReply:

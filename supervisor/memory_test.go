@@ -34,10 +34,10 @@ func TestMemorySurvivesANewLifecycle(t *testing.T) {
 	ka := New("s", Policy{Mode: KeepAlive})
 	ka.Start(t0)
 	ka.Dialed(t0, 1, nil)
-	tok := lastToken(t, ka.Closed(t0, 1, boom(messages.KindDisconnected)))
+	tok := reconnectToken(ka.Closed(t0, 1, boom(messages.KindDisconnected)))
 	for gen := uint64(2); gen <= 3; gen++ {
 		ka.Fire(t0, TimerReconnect, tok)
-		tok = lastToken(t, ka.Dialed(t0, gen, boom(messages.KindConnectFailed)))
+		tok = reconnectToken(ka.Dialed(t0, gen, boom(messages.KindConnectFailed)))
 	}
 	next := New("s", Policy{Mode: KeepAlive})
 	next.ContinueFrom(3)
@@ -47,4 +47,14 @@ func TestMemorySurvivesANewLifecycle(t *testing.T) {
 	expect(t, "restarted lifecycle's failed dial", next.Dialed(t0, 4, boom(messages.KindConnectFailed)), want)
 	ka.Fire(t0, TimerReconnect, tok)
 	expect(t, "old lifecycle's failed dial", ka.Dialed(t0, 4, boom(messages.KindConnectFailed)), "fail-waiters connect_failed; arm reconnect 2m0s #4")
+}
+
+// reconnectToken returns the token of the reconnect timer effects arm.
+func reconnectToken(effects []Effect) uint64 {
+	for _, e := range effects {
+		if a, ok := e.(Arm); ok && a.Kind == TimerReconnect {
+			return a.Token
+		}
+	}
+	return 0
 }

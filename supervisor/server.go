@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -51,45 +52,35 @@ type Server struct {
 	slotGen  uint64 // the generation holding a start slot; 0 when none
 	caps     Caps   // of the live connection
 
-	waiters   []waiter
-	ops       map[messages.OpID]*op
-	byToken   map[messages.Token]*op
-	lastOp    messages.OpID
-	unsettled map[messages.OpID]uint64 // requests sent without an outcome yet, with their generation (unsettled.go)
+	waiters []waiter
+	ops     map[messages.OpID]*op
+	byToken map[messages.Token]*op
+	lastOp  messages.OpID
+	// unsettled are the requests sent whose OpResult has not arrived, with
+	// their generation (unsettled.go).
+	unsettled map[messages.OpID]uint64
 	dl        deadlines
 	waits     userWaits
 
 	cat catalogState
 }
 
-// Legacy is what a server's earlier instances leave the next one when one
-// crashes: it continues after the highest generation and operation id
-// used (so their stale traffic is recognised), waits for the connections
-// left closing (Open) and the outcomes still on their way (Unsettled), and
-// keeps the failure memory.
-type Legacy struct {
-	LastGen   uint64
-	LastOp    messages.OpID
-	Open      []uint64
-	Unsettled map[messages.OpID]uint64
-	Memory    Memory
-}
-
-// NewServer returns the core of a server actor instance.
-func NewServer(cfg ServerConfig, from Legacy) *Server {
-	s := &Server{cfg: cfg, life: New(cfg.Name, cfg.Policy), lastOp: from.LastOp, unsettled: from.Unsettled,
-		open: map[uint64]bool{}, ops: map[messages.OpID]*op{}, byToken: map[messages.Token]*op{}}
-	s.life.ContinueFrom(from.LastGen)
-	s.life.Remember(from.Memory) // a crash does not reset failure memory or backoff
-	for _, g := range from.Open {
+// NewServer returns the core of a server actor instance. lastGen and
+// lastOp are the highest generation and operation id its server used
+// before (a restarted actor continues after them, so stale traffic is
+// recognised); open are the generations a crashed instance left closing
+// and h what else it handed over (Crash).
+func NewServer(cfg ServerConfig, lastGen uint64, lastOp messages.OpID, open []uint64, h Handover) *Server {
+	s := &Server{cfg: cfg, life: New(cfg.Name, cfg.Policy), lastOp: lastOp,
+		open: map[uint64]bool{}, ops: map[messages.OpID]*op{}, byToken: map[messages.Token]*op{},
+		unsettled: map[messages.OpID]uint64{}}
+	s.life.ContinueFrom(lastGen)
+	s.life.Remember(h.Memory) // a crash does not reset failure memory or backoff
+	maps.Copy(s.unsettled, h.Unsettled)
+	for _, g := range open {
 		s.open[g] = true
 	}
 	return s
-}
-
-// Legacy returns what this instance leaves the next one (see Legacy).
-func (s *Server) Legacy() Legacy {
-	return Legacy{LastGen: s.life.Gen(), LastOp: s.lastOp, Open: s.OpenGens(), Unsettled: s.unsettled, Memory: s.life.Memory()}
 }
 
 // input starts handling one input at now.
@@ -165,15 +156,15 @@ func (s *Server) ConnClosed(now time.Time, gen uint64, err *messages.Error) []Ef
 	if reason == nil {
 		reason = messages.Errorf(messages.KindDisconnected, s.cfg.Name, "connection closed")
 	}
-	// An operation still waiting on gen was sent after the port posted
-	// this ConnClosed, so never written (unsettled.go): one that may move
-	// goes to a new connection once the lifecycle knows gen is gone.
+	// An operation still waiting on gen was sent after the port posted this
+	// ConnClosed, so never written (unsettled.go): one that may move goes
+	// to a new connection once the lifecycle knows gen is gone.
 	var moving []*op
 	for _, o := range s.sortedOps() {
 		if o.gen != gen {
 			continue
 		}
-		if s.unsettledOn(o.id, gen) && s.movable(o) {
+		if s.unsettledOn(o.id, o.gen) && s.movable(o) {
 			moving = append(moving, o)
 			continue
 		}

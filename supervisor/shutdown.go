@@ -34,6 +34,7 @@ func (s *Server) maybeStopped() {
 	if !s.stopping || len(s.open) > 0 || s.dialGen != 0 || s.lateOutcomes() {
 		return
 	}
+	s.stopping = false // stopped once
 	s.dl.slot.Disarm()
 	s.emit(Stopped{})
 }
@@ -43,7 +44,7 @@ func (s *Server) maybeStopped() {
 // that the outcome is unknown, except handling's, which the root
 // supervisor answers (so nobody hears twice); every operation is
 // cancelled, the dial cancelled, the start slot returned and every open
-// connection closed. The next instance takes over the Legacy.
+// connection closed. The next instance takes over its Handover.
 func (s *Server) Crash(now time.Time, handling messages.Failable) []Effect {
 	s.input(now)
 	err := messages.Errorf(messages.KindInternal, s.cfg.Name, "the server's actor crashed and was restarted; the operation's outcome is unknown")
