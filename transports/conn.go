@@ -153,10 +153,15 @@ func (c *conn) Send(op messages.Op) {
 		c.startLine(op, st)
 		return
 	}
-	c.dispatch(func() {
+	job := func() {
 		defer c.recoverOp(op, st, "request worker")
 		c.complete(op, st, c.run(ctx, op, st))
-	})
+	}
+	// The waiting caller runs the exchange on its own goroutine when it
+	// can (messages.Assist), else a worker of the connection does.
+	if !op.Assist.Offer(job, func() { c.dispatch(job) }) {
+		c.dispatch(job)
+	}
 }
 
 // complete reports a request's outcome and forgets it; only its first
