@@ -49,9 +49,6 @@ type op struct {
 	pinned          bool
 	stream          *messages.StreamSpec
 	serverCancelled bool
-	// assist: the waiting caller's goroutine (messages.Assist), lent for
-	// the operation's first send only.
-	assist *messages.Assist
 }
 
 // cmd is the command o answers (nil for health checks and a refresh's own
@@ -100,9 +97,11 @@ func (s *Server) send(o *op, cursor *string) {
 	if cursor != nil {
 		params, _ = json.Marshal(map[string]string{"cursor": *cursor})
 	}
-	assist := o.assist
-	o.assist = nil
-	s.emit(Send{Gen: o.gen, Op: messages.Op{ID: o.id, Method: o.method, Params: params, Stream: o.stream, Assist: assist}})
+	op := messages.Op{ID: o.id, Method: o.method, Params: params, Stream: o.stream}
+	if o.req != nil {
+		op.Assist = o.req.Assist // the waiting caller may run the exchange
+	}
+	s.emit(Send{Gen: o.gen, Op: op})
 }
 
 // OpResult reports the outcome of one request.

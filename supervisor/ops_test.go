@@ -77,9 +77,9 @@ func TestOpsNotSentMovesToANewConnection(t *testing.T) {
 	// lifecycle treats it as closed at once and the request moves.
 	eff := s.OpResult(t0, messages.OpResult{Gen: 1, ID: 1, NotSent: true, Err: messages.Errorf(messages.KindDisconnected, "s", "gone")})
 	expect(t, "not sent", eff, "close gen=1; disarm idle; disarm health; dial gen=2")
-	expect(t, "moved", connected(t, s, t0, 2), "disarm startup; release-slot gen=2; arm idle 1m0s #4; disarm idle; send gen=2 2 tools/call; publish-info gen=2")
+	expect(t, "moved", connected(t, s, t0, 2), "disarm startup; release-slot gen=2; arm idle 1m0s #3; disarm idle; send gen=2 2 tools/call; publish-info gen=2")
 	expect(t, "old connection ends", s.ConnClosed(t0, 1, nil), "")
-	expect(t, "answered on the new one", s.OpResult(t0, messages.OpResult{Gen: 2, ID: 2}), "reply ok gen=2; arm idle 1m0s #6")
+	expect(t, "answered on the new one", s.OpResult(t0, messages.OpResult{Gen: 2, ID: 2}), "reply ok gen=2; arm idle 1m0s #5")
 }
 
 func TestOpsResendsAreBounded(t *testing.T) {
@@ -151,4 +151,18 @@ func (l *fakeListing) Add(method string, items []json.RawMessage) (bool, error) 
 
 func (l *fakeListing) Skip(method, message string) {
 	l.log = append(l.log, "skip "+method+": "+message)
+}
+
+func TestDialStartupDeadline(t *testing.T) {
+	s := core(Lazy)
+	s.Request(t0, call(1))
+	expect(t, "a slot for a generation no longer wanted goes back", s.SlotGranted(t0, 7), "release-slot gen=7")
+	s.SlotGranted(t0, 1)
+	expect(t, "installing a package holds the deadline", s.DialProgress(t0, 1, true), "disarm startup")
+	expect(t, "the server starts: the deadline is armed afresh", s.DialProgress(t0.Add(time.Minute), 1, false), "disarm startup; arm startup 10s #1")
+	expect(t, "progress of another dial", s.DialProgress(t0, 2, false), "")
+	expect(t, "startup deadline", s.Fire(t0.Add(70*time.Second), TimerStartup, 1),
+		"cancel-dial gen=1; disarm startup; release-slot gen=1; answer init_timeout")
+	expect(t, "the abandoned dial connects after all: closed", s.Dialed(t0.Add(71*time.Second), 1, nil, true, Caps{}), "close gen=1")
+	expect(t, "a stale startup firing", s.Fire(t0.Add(80*time.Second), TimerStartup, 1), "")
 }

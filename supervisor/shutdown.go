@@ -33,7 +33,7 @@ func (s *Server) maybeStopped() {
 	if !s.stopping || len(s.open) > 0 || s.dialGen != 0 {
 		return
 	}
-	s.dl.armed = false
+	s.dl.slot.Disarm()
 	s.emit(Stopped{})
 }
 
