@@ -73,9 +73,9 @@ type serverRecord struct {
 	// ConnClosed had not arrived: the next incarnation waits for them
 	// (shutdown must not return before they are reaped).
 	closing map[uint64]messages.Conn
-	// unsettled are the crashed incarnations' requests whose OpResult had
-	// not arrived (server_unsettled.go), by id, with their generation.
-	unsettled map[messages.OpID]uint64
+	// owed are the outcomes the port owed crashed incarnations (requests
+	// and dials whose result had not arrived: server_unsettled.go).
+	owed owed
 	// memory is the failure memory of the last crashed incarnation's
 	// lifecycle: the next incarnation's lifecycle starts from it.
 	memory supervisor.Memory
@@ -95,9 +95,9 @@ func (r *serverRecord) recall() supervisor.Memory {
 	return r.memory
 }
 
-// handOver keeps conns, being closed by a crashed incarnation, and its
-// requests still waiting for their outcome, for the next incarnation.
-func (r *serverRecord) handOver(conns map[uint64]messages.Conn, unsettled map[messages.OpID]uint64) {
+// handOver keeps conns, being closed by a crashed incarnation, and the
+// outcomes the port still owes it, for the next incarnation.
+func (r *serverRecord) handOver(conns map[uint64]messages.Conn, o owed) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(conns) > 0 {
@@ -106,22 +106,17 @@ func (r *serverRecord) handOver(conns map[uint64]messages.Conn, unsettled map[me
 		}
 		maps.Copy(r.closing, conns)
 	}
-	if len(unsettled) > 0 {
-		if r.unsettled == nil {
-			r.unsettled = map[messages.OpID]uint64{}
-		}
-		maps.Copy(r.unsettled, unsettled)
-	}
+	r.owed.merge(o)
 }
 
 // takeOver returns the connections a crashed incarnation left closing and
-// the requests whose outcome it did not see.
-func (r *serverRecord) takeOver() (map[uint64]messages.Conn, map[messages.OpID]uint64) {
+// the outcomes it did not see.
+func (r *serverRecord) takeOver() (map[uint64]messages.Conn, owed) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c, u := r.closing, r.unsettled
-	r.closing, r.unsettled = nil, nil
-	return c, u
+	c, o := r.closing, r.owed
+	r.closing, r.owed = nil, owed{}
+	return c, o
 }
 
 // begin starts a new incarnation and returns its number, the generation

@@ -53,9 +53,7 @@ type serverActor struct {
 	// handling it panics. The root supervisor answers that command itself
 	// (messages.Failable), so crashed() must not answer it a second time.
 	handling messages.Failable
-	// unsettled are the requests sent whose OpResult has not arrived, with
-	// their generation (server_unsettled.go).
-	unsettled map[messages.OpID]uint64
+	owed     owed // the port's outcomes still on their way (server_unsettled.go)
 }
 
 // waiter is an operation waiting for a connection.
@@ -171,9 +169,9 @@ func (s *serverActor) start(me *actor.PID) {
 	s.life.ContinueFrom(lastGen)
 	s.life.Remember(s.rec.recall()) // a crash does not reset failure memory or backoff
 	s.conns = map[uint64]messages.Conn{}
-	closing, unsettled := s.rec.takeOver()
+	closing, owed := s.rec.takeOver()
 	maps.Copy(s.conns, closing) // closing: shutdown waits for them
-	s.unsettled = unsettled     // and for the outcomes still on their way
+	s.owed = owed               // and for the outcomes still on their way
 	s.timers = map[supervisor.TimerKind]clock.Timer{}
 	s.ops = map[messages.OpID]*op{}
 	s.byToken = map[messages.Token]*op{}
@@ -255,6 +253,7 @@ func (s *serverActor) slotGranted(gen uint64) {
 		IDPrefix:   "mcprt-" + clock.HexID(s.env.rand, 6),
 		ClientName: s.env.clientName, ClientVersion: s.env.clientVersion,
 	}, s.env.sinkFor(s.me))
+	s.dialing(gen)
 	s.startup = s.env.after(s.cfg.StartupTimeout, s.me, startupTimeout{incarnation: s.inc, gen: gen})
 }
 
@@ -274,6 +273,8 @@ func (s *serverActor) endDial(gen uint64) {
 }
 
 func (s *serverActor) dialed(m messages.DialResult) {
+	delete(s.owed.dials, m.Gen)
+	defer s.maybeStopped() // shutdown may have waited for this outcome
 	wasCurrent := s.dialGen == m.Gen
 	s.endDial(m.Gen)
 	if m.Conn != nil {
@@ -295,7 +296,6 @@ func (s *serverActor) dialed(m messages.DialResult) {
 			s.joinRefresh(m.Gen, false, 0, func(*messages.Error) {})
 		}
 	}
-	s.maybeStopped()
 }
 
 // dialProgress holds the startup deadline while the dial installs the
@@ -332,9 +332,8 @@ func (s *serverActor) connClosed(m messages.ConnClosed) {
 	if reason == nil {
 		reason = messages.Errorf(messages.KindDisconnected, s.cfg.Name, "connection closed")
 	}
-	// An operation still waiting on gen was sent after the port posted this
-	// ConnClosed, so never written (server_unsettled.go): one that may move
-	// goes to a new connection once the lifecycle knows gen is gone.
+	// An operation still waiting on gen was sent after the port posted this ConnClosed, so never
+	// written (server_unsettled.go): one that may move goes to a new connection after life.Closed.
 	var moving []*op
 	for _, o := range s.sortedOps() {
 		if o.gen != m.Gen {

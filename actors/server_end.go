@@ -33,7 +33,7 @@ func (s *serverActor) shutdown(reply func()) {
 
 // maybeStopped completes a shutdown once nothing is open or dialing.
 func (s *serverActor) maybeStopped() {
-	if s.stopping == nil || len(s.conns) > 0 || s.dialGen != 0 || s.lateOutcomes() {
+	if s.stopping == nil || len(s.conns) > 0 || s.dialGen != 0 || s.stillOwed() {
 		return
 	}
 	s.stopTimers()
@@ -91,7 +91,7 @@ func (s *serverActor) crashed() {
 	for _, gen := range slices.Sorted(maps.Keys(s.conns)) { // in order: replayable
 		s.conns[gen].Close()
 	}
-	s.rec.handOver(s.conns, s.unsettled) // the next incarnation waits for their ConnClosed and outcomes
+	s.rec.handOver(s.conns, s.owed) // the next incarnation waits for their ConnClosed and outcomes
 	if s.stopping != nil {
 		s.stopping()
 	}
