@@ -98,7 +98,7 @@ func (r *serverRecord) takeOver() (map[uint64]messages.Conn, supervisor.Handover
 	defer r.mu.Unlock()
 	c, h := r.closing, r.left
 	r.closing = nil
-	r.left.Unsettled = nil // the memory stays until a later crash replaces it
+	r.left.Sends, r.left.Dials = nil, nil // the memory stays until a later crash replaces it
 	return c, h
 }
 

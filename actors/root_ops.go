@@ -23,6 +23,13 @@ func (r *rootActor) childFailed(m childFailed) {
 		if msg.Conn != nil {
 			msg.Conn.Close()
 		}
+		// The restarted actor still waits for this dial's outcome: it
+		// hears it as aborted (without the connection).
+		m.rec.mu.Lock()
+		pid := m.rec.pid
+		m.rec.mu.Unlock()
+		r.env.send(pid, messages.DialResult{Server: msg.Server, Gen: msg.Gen,
+			Err: messages.Errorf(messages.KindAborted, name, "the server's actor crashed while handling this dial's result")})
 	case *messages.QueryStatus, *messages.Shutdown, messages.ConnClosed, messages.OpResult:
 		// No error fits them: the restarted actor answers them (the post
 		// waits in its suspended mailbox until the restart); a ConnClosed

@@ -197,6 +197,10 @@ var regressionSeeds = []uint64{
 	16553, // a subscribe that reused a reconnecting subscription reset invariant 21's count
 	21575, // two subscription crashes: two status wakeups past the episodes' bound
 	66071, // requests sent on a connection whose ConnClosed was queued: Close did not wait for their "not sent"
+	15389, // a dial cancelled at its startup deadline: Close did not wait for its DialResult
+	10057, // a lookup answered with a server's listing failure: not a model connect for failure memory
+	7998,  // the same
+	20177, // the same
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken

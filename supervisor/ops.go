@@ -107,7 +107,7 @@ func (s *Server) send(o *op, cursor *string) {
 // OpResult reports the outcome of one request.
 func (s *Server) OpResult(now time.Time, m messages.OpResult) []Effect {
 	s.input(now)
-	delete(s.unsettled, m.ID)
+	delete(s.owed.sends, m.ID)
 	s.opResult(m)
 	s.maybeStopped() // a shutdown may have waited for this outcome
 	return s.out

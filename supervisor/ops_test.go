@@ -3,6 +3,7 @@ package supervisor
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,4 +186,18 @@ func TestDialStartupDeadline(t *testing.T) {
 		"cancel-dial gen=1; disarm startup; release-slot gen=1; answer init_timeout")
 	expect(t, "the abandoned dial connects after all: closed", s.Dialed(t0.Add(71*time.Second), 1, nil, true, Caps{}), "close gen=1")
 	expect(t, "a stale startup firing", s.Fire(t0.Add(80*time.Second), TimerStartup, 1), "")
+}
+
+func TestOpsShutdownWaitsForAnAbandonedDial(t *testing.T) {
+	// Seed 15389: a dial given up on at its startup deadline still owes its
+	// DialResult (and maybe a child process to reap): Close waits for it.
+	s := core(Lazy)
+	s.Request(t0, call(1))
+	s.SlotGranted(t0, 1)
+	s.Dialing(1)
+	s.Fire(t0.Add(10*time.Second), TimerStartup, 1)
+	if got := render(s.Shutdown(t0.Add(11 * time.Second))); strings.Contains(got, "stopped") {
+		t.Fatalf("stopped before the dial's outcome: %s", got)
+	}
+	expect(t, "the abandoned dial's outcome", s.Dialed(t0.Add(12*time.Second), 1, boom(messages.KindAborted), false, Caps{}), "stopped")
 }

@@ -56,11 +56,10 @@ type Server struct {
 	ops     map[messages.OpID]*op
 	byToken map[messages.Token]*op
 	lastOp  messages.OpID
-	// unsettled are the requests sent whose OpResult has not arrived, with
-	// their generation (unsettled.go).
-	unsettled map[messages.OpID]uint64
-	dl        deadlines
-	waits     userWaits
+	// owed are the outcomes the port has still to send (unsettled.go).
+	owed  owed
+	dl    deadlines
+	waits userWaits
 
 	cat catalogState
 }
@@ -73,10 +72,11 @@ type Server struct {
 func NewServer(cfg ServerConfig, lastGen uint64, lastOp messages.OpID, open []uint64, h Handover) *Server {
 	s := &Server{cfg: cfg, life: New(cfg.Name, cfg.Policy), lastOp: lastOp,
 		open: map[uint64]bool{}, ops: map[messages.OpID]*op{}, byToken: map[messages.Token]*op{},
-		unsettled: map[messages.OpID]uint64{}}
+		owed: owed{sends: map[messages.OpID]uint64{}, dials: map[uint64]bool{}}}
 	s.life.ContinueFrom(lastGen)
 	s.life.Remember(h.Memory) // a crash does not reset failure memory or backoff
-	maps.Copy(s.unsettled, h.Unsettled)
+	maps.Copy(s.owed.sends, h.Sends)
+	maps.Copy(s.owed.dials, h.Dials)
 	for _, g := range open {
 		s.open[g] = true
 	}

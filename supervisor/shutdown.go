@@ -31,7 +31,7 @@ func (s *Server) Shutdown(now time.Time) []Effect {
 // maybeStopped completes a shutdown once nothing is open or dialing and no
 // outcome is on its way for a connection that has ended.
 func (s *Server) maybeStopped() {
-	if !s.stopping || len(s.open) > 0 || s.dialGen != 0 || s.lateOutcomes() {
+	if !s.stopping || len(s.open) > 0 || s.dialGen != 0 || s.stillOwed() {
 		return
 	}
 	s.stopping = false // stopped once
