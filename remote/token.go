@@ -54,13 +54,18 @@ func TokenDir() (string, error) {
 // DefaultTokenFile is the token file of the runtime serving at addr
 // (host:port): TokenDir()/<host>_<port>.token.
 func DefaultTokenFile(addr string) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", fmt.Errorf("remote: %q is not host:port", addr)
-	}
 	dir, err := TokenDir()
 	if err != nil {
 		return "", err
+	}
+	return TokenFileIn(dir, addr)
+}
+
+// TokenFileIn is the token file of the runtime serving at addr in dir.
+func TokenFileIn(dir, addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("remote: %q is not host:port", addr)
 	}
 	name := strings.NewReplacer(":", "_", "/", "_", "\\", "_").Replace(host) + "_" + port + ".token"
 	return filepath.Join(dir, name), nil
