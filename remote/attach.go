@@ -260,6 +260,10 @@ func (r *receiver) Receive(ctx actor.Context) {
 		}
 	case *replyMsg:
 		s.answer(m)
+	case *endedMsg:
+		if m.Err != nil {
+			s.fail(m.Err.toError())
+		}
 	case *deliverMsg:
 		s.callHost(func(h mcprt.Host) { h.Deliver(context.Background(), m.Message) })
 	case *notifyMsg:

@@ -106,6 +106,9 @@ func wireMessage(m any, logger *slog.Logger) any {
 	if !ok {
 		return nil
 	}
+	if tap := wireTapForTest; tap != nil {
+		tap(v.GetValue())
+	}
 	msg, err := decode(v)
 	if err != nil {
 		logger.Warn("remote: refused a message", "err", err)
@@ -113,3 +116,7 @@ func wireMessage(m any, logger *slog.Logger) any {
 	}
 	return msg
 }
+
+// wireTapForTest, when set (by tests only), sees every wire message a
+// process receives.
+var wireTapForTest func([]byte)

@@ -146,9 +146,14 @@ func (a *sessionActor) end(ctx actor.Context, why string, stop bool) {
 		a.timer.Stop()
 	}
 	a.srv.logger.Info("session ended", "session", a.self.Id, "why", why, "calls", len(a.calls), "subscriptions", len(a.subs))
-	for _, cancel := range a.calls {
+	// Every call in flight is answered now, once; its goroutine's late
+	// outcome is dropped (done).
+	ended := toWireErr(messages.Errorf(messages.KindDisconnected, "", "the shared runtime ended this session: %s", why))
+	for id, cancel := range a.calls {
 		cancel()
+		a.reply(&replyMsg{ID: id, Err: ended})
 	}
+	a.reply(&endedMsg{Err: ended})
 	for sub := range a.subs {
 		a.unsubscribe(sub)
 	}

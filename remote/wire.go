@@ -28,6 +28,7 @@ const (
 	kindDetach    = "detach"    // session → its session actor
 	kindDeliver   = "deliver"   // session actor → session (Host.Deliver)
 	kindNotify    = "notify"    // session actor → session (Host.Notify)
+	kindEnded     = "ended"     // session actor → session: it ended the session
 )
 
 type envelope struct {
@@ -94,6 +95,12 @@ type notifyMsg struct {
 	Notice messages.Notice `json:"notice"`
 }
 
+// endedMsg says the member ended the session (timeout, shutdown): its
+// calls in flight were answered with Err, later calls fail with it.
+type endedMsg struct {
+	Err *wireErr `json:"err"`
+}
+
 // wireErr is a *messages.Error on the wire: its kind by stable code.
 type wireErr struct {
 	Code         string          `json:"code"`
@@ -147,6 +154,8 @@ func kindOf(m any) (string, error) {
 		return kindDeliver, nil
 	case *notifyMsg:
 		return kindNotify, nil
+	case *endedMsg:
+		return kindEnded, nil
 	}
 	return "", fmt.Errorf("remote: %T is not a wire message", m)
 }
@@ -201,6 +210,8 @@ func decode(v *wrapperspb.BytesValue) (any, error) {
 		m = &deliverMsg{}
 	case kindNotify:
 		m = &notifyMsg{}
+	case kindEnded:
+		m = &endedMsg{}
 	case kindHeartbeat:
 		return heartbeatMsg{}, nil
 	case kindDetach:
