@@ -56,9 +56,9 @@ var layers = map[string]layer{
 	"catalog":                      {[]string{"messages", "config", modJSONSchema, modURITmpl, modFlock, modLRU}, "catalog owns metadata and ranking: no actors, no transports"},
 	"auth":                         {[]string{"messages", "clock", modOAuth2, modJOSE, modKeyring}, "auth is the OAuth client: discovery, grants and token stores; no actors, no transports"},
 	"transports":                   {[]string{"messages", "clock", "config", "internal/jsonscan", modMCP, modXSys}, "transports must not know actors, supervision or protoactor"},
-	"actors":                       {[]string{"messages", "clock", "config", "eventstream", "supervisor", "extension", "catalog", "transports", modProtoactor, modBackoff, modLRU}, "actors may use every lower layer, never tools, the root package, cmd or demoserver"},
+	"actors":                       {[]string{"messages", "clock", "eventstream", "supervisor", "extension", "catalog", modProtoactor}, "actors reach servers only through the connection port (messages.Dialer) and take ServerConfig values: never transports, config, tools, the root package, cmd or demoserver"},
 	"tools":                        {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config"}, "tools talk to actors through typed messages; never to transports or protoactor"},
-	"":                             {[]string{"auth", "messages", "clock", "config", "eventstream", "supervisor", "extension", "clientside", "catalog", "transports", "actors", "tools", modProtoactor}, "the root package is the embedding API over everything below it"},
+	"":                             {[]string{"auth", "messages", "clock", "config", "eventstream", "supervisor", "extension", "clientside", "catalog", "transports", "actors", "tools", "internal/trace", "simseam"}, "the root package is the embedding API over everything below it"},
 	"demoserver":                   {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP, modFsnotify}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
 	"remote":                       {[]string{"", "messages", "clock", modProtoactor, modGRPC, modProtobuf}, "remote shares a runtime across processes over protoactor's remote; only it (and what imports it) links gRPC"},
 	"cmd/runtime":                  {[]string{"", "auth", "demoserver", "messages", "clock", "config", "remote", modCobra, modShlex}, "cmd/runtime is wiring only"},
@@ -66,8 +66,10 @@ var layers = map[string]layer{
 	"internal/testonly/testenv":    {[]string{"clock", "internal/testonly/testserver", modXSys, modFlock}, "testenv only installs and starts test peers"},
 	"internal/testonly/bench":      {nil, "bench holds benchmarks only"},
 	"internal/jsonscan":            {nil, "jsonscan is a leaf: standard library only"},
+	"simseam":                      {[]string{"messages", "clock", "eventstream"}, "simseam holds the simulation and test seams: types only"},
+	"internal/trace":               {[]string{"messages", "clock"}, "trace writes metadata-only protocol traces; it knows nothing of actors or transports"},
 	"e2e":                          {nil, "e2e holds the end-to-end tests of the embedding API only"},
-	"internal/testonly/testkit":    {[]string{"clock"}, "testkit holds test helpers only"},
+	"internal/testonly/testkit":    {[]string{"clock", "messages"}, "testkit holds test helpers only"},
 	"internal/mcpline":             {[]string{modMCP}, "mcpline serves mcp-go servers over line-delimited JSON-RPC; it knows nothing of the runtime"},
 	"internal/eventsrv":            {[]string{"clock", "internal/mcpline", modMCP}, "eventsrv serves the events protocol for our own servers; it knows nothing of the runtime"},
 }
@@ -76,7 +78,7 @@ var layers = map[string]layer{
 var pure = []string{"eventstream", "supervisor", "extension", "clientside"}
 
 // goroutineOwners may contain go statements.
-var goroutineOwners = []string{"auth", "transports", "actors", "remote", "cmd/runtime", "demoserver", "internal/testonly/testserver", "internal/testonly/testenv", "internal/mcpline", "simtests"}
+var goroutineOwners = []string{"auth", "transports", "actors", "remote", "cmd/runtime", "demoserver", "internal/testonly/testserver", "internal/testonly/testenv", "internal/mcpline", "internal/trace", "simtests"}
 
 type listedPackage struct {
 	ImportPath string

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcprt/mcprt"
@@ -37,6 +39,9 @@ func demoConfig() *config.File {
 	}
 	root, err := os.MkdirTemp("", "mcprt-example-")
 	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello from the demo"), 0o600); err != nil {
 		log.Fatal(err)
 	}
 	return &config.File{MCPServers: map[string]config.Server{
@@ -159,4 +164,182 @@ func ExampleRuntime_CallTool() {
 	// text 5
 	// true
 	// true
+}
+
+// List what a server offers, typed: its tools, resources, templates and
+// prompts as the catalog knows them (cached or listed; Connect lists them
+// afresh), each with its _meta.
+func ExampleRuntime_ServerResources() {
+	ctx := context.Background()
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: demoConfig(), AgentDir: scratchDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+
+	if _, err := rt.Connect(ctx, "demo", false); err != nil {
+		log.Fatal(err)
+	}
+	resources, _ := rt.ServerResources("demo")
+	for _, r := range resources {
+		fmt.Println("resource", r.URI, string(r.Meta))
+	}
+	templates, _ := rt.ServerTemplates("demo")
+	for _, t := range templates {
+		fmt.Println("template", t.URITemplate)
+	}
+	prompts, _ := rt.ServerPrompts("demo")
+	for _, p := range prompts {
+		fmt.Println("prompt", p.Name, p.Arguments[0].Name)
+	}
+	// Output:
+	// resource demo://about {"mcprt.dev/demo":true}
+	// template demo://files/{name}
+	// prompt greet name
+}
+
+// Read a resource from Go, typed: text, or a blob's bytes, per item.
+// ReadTemplate expands a template (RFC 6570) first.
+func ExampleRuntime_ReadTemplate() {
+	ctx := context.Background()
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: demoConfig(), AgentDir: scratchDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+
+	if _, err := rt.Connect(ctx, "demo", false); err != nil { // lists the templates
+		log.Fatal(err)
+	}
+	res, err := rt.ReadTemplate(ctx, "demo", "demo://files/{name}", map[string]any{"name": "hello.txt"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range res.Contents {
+		fmt.Println(c.URI, c.MIMEType, c.Text)
+	}
+	_, err = rt.ReadResource(ctx, "demo", "https://user:pw@example.com/")
+	fmt.Println(errors.Is(err, mcprt.ErrInvalidArgs))
+	// Output:
+	// demo://files/hello.txt text/plain hello from the demo
+	// true
+}
+
+// Render a server's prompt with arguments.
+func ExampleRuntime_GetPrompt() {
+	ctx := context.Background()
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: demoConfig(), AgentDir: scratchDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+
+	res, err := rt.GetPrompt(ctx, "demo", "greet", map[string]string{"name": "Ada"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Messages[0].Role, res.Messages[0].Text)
+	// Output:
+	// user Say hello to Ada.
+}
+
+// Subscribe to a server's event from Go: the handler gets typed events
+// (and status changes) directly, without the model. Cancelling ctx, or
+// Stop, ends the subscription. The demo's clock.tick fires every second.
+func ExampleRuntime_Subscribe() {
+	ctx := context.Background()
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: demoConfig(), AgentDir: scratchDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+
+	events := make(chan mcprt.Event, 16)
+	sub, err := rt.Subscribe(ctx, "demo", "clock.tick", nil, func(d mcprt.Delivery) {
+		if d.Event != nil {
+			select {
+			case events <- *d.Event:
+			default: // the handler must not block
+			}
+		}
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sub.Stop()
+	e := <-events
+	fmt.Println(e.Server, e.Name, e.ID != "", len(e.Data) > 0)
+	// Output:
+	// demo clock.tick true true
+}
+
+// The configured servers and their status, from what the runtime knows:
+// Status never connects anything (WatchStatus sends every change).
+func ExampleRuntime_Status() {
+	ctx := context.Background()
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: demoConfig(), AgentDir: scratchDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+
+	for _, s := range rt.Status().Servers {
+		fmt.Println(s.Name, s.Status)
+	}
+	if _, err := rt.Connect(ctx, "demo", false); err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range rt.Status().Servers {
+		fmt.Println(s.Name, s.Status, s.ToolCount)
+	}
+	// Output:
+	// demo not-connected
+	// demo connected 7
+}
+
+// A server's tools, typed, as the catalog knows them: name, description,
+// schemas, annotations and _meta, without connecting (ok is false before
+// the first listing).
+func ExampleRuntime_ServerTools() {
+	ctx := context.Background()
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: demoConfig(), AgentDir: scratchDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+
+	_, ok := rt.ServerTools("demo")
+	fmt.Println(ok)
+	if _, err := rt.Connect(ctx, "demo", false); err != nil {
+		log.Fatal(err)
+	}
+	tools, _ := rt.ServerTools("demo")
+	for _, t := range tools {
+		if t.Name == "add" {
+			fmt.Println(t.Name, "-", t.Description)
+		}
+	}
+	// Output:
+	// false
+	// add - Returns the sum of a and b.
+}
+
+// Read a resource by URI, typed: each item's URI, MIME type and text (or
+// a blob's bytes in Data).
+func ExampleRuntime_ReadResource() {
+	ctx := context.Background()
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: demoConfig(), AgentDir: scratchDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+
+	res, err := rt.ReadResource(ctx, "demo", "demo://about")
+	if err != nil {
+		log.Fatal(err)
+	}
+	c := res.Contents[0]
+	fmt.Println(c.URI, c.MIMEType, strings.SplitN(c.Text, ".", 2)[0])
+	// Output:
+	// demo://about text/plain Demo MCP server of mcprt
 }

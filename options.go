@@ -4,12 +4,9 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/asynkron/protoactor-go/actor"
-
-	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/config"
-	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 )
 
 // HostMessage is something the runtime delivers into the host's
@@ -48,12 +45,8 @@ type Options struct {
 	// (elicitation, sampling, roots) and its progress hook; zero hooks
 	// advertise no capability (see ClientHooks).
 	Client ClientHooks
-	// Events tunes the events companion's timers and budgets, and
-	// EventBatch its wakeup batchers; zero fields take the defaults
-	// (activation 15 s, watchdog 65 s, retries 1-16 s, 500 ms batches).
-	Events     eventstream.Limits
-	EventBatch eventstream.BatchLimits
-	// AgentDir holds the runtime's own files (metadata cache, overrides).
+	// AgentDir holds the runtime's own files (metadata cache, overrides,
+	// protocol traces).
 	// Default: $MCPRT_AGENT_DIR, else ~/.mcprt/agent.
 	AgentDir string
 	// ResultDir is where a full result cut by the output guard is saved
@@ -82,34 +75,19 @@ type Options struct {
 	// Auth configures OAuth for remote servers (runtime_auth.go).
 	Auth AuthOptions
 
-	// The seams below exist for deterministic simulation and tests; their
-	// zero values mean production.
-
-	// Clock is the source of all time and timers (default: the wall clock).
-	Clock clock.Clock
-	// Rand is the source of every id the runtime makes (default:
-	// crypto-seeded).
-	Rand clock.Rand
-	// Dispatcher runs every actor the runtime spawns (default: inline on the
-	// goroutine that posted the message, protoactor's synchronized
-	// dispatcher; actors never block, and this saves two goroutine
-	// hand-offs per call).
-	Dispatcher actor.Dispatcher
-	// Dialer is the asynchronous connection port between actors and MCP I/O
-	// (default: real stdio, HTTP and socket transports).
-	Dialer messages.Dialer
-	// InjectCrash is the crash-injection seam, for simulation and tests
-	// only: production never sets it (nil: no actor is ever asked). Before
-	// every ordinary message an actor of the runtime takes, it is asked with
-	// the actor's kind; true makes that message panic as a bug would, and
-	// the crash policy handles it (docs/architecture.md, "Supervision").
-	InjectCrash messages.CrashInjector
-
 	// MaxResponseBytesInFlight bounds the bytes of HTTP responses being
 	// read at once, across every server: a call whose response would take
 	// the total over it fails with resource_exhausted instead of growing
 	// the heap (docs/transports.md). 0 means the default,
 	// transports.DefaultResponseBudget (256 MiB); a negative value means no
-	// budget. It applies to the production dialer (Dialer nil).
+	// budget. It applies to the production dialer (no Sim.Dialer).
 	MaxResponseBytesInFlight int64
+
+	// Sim holds the seams for deterministic simulation and tests (clock,
+	// random source, dispatcher, connection port, crash injection). A host
+	// leaves it nil: production.
+	Sim *simseam.Seams
 }
+
+// sim returns the seams (zero: production).
+func (o Options) sim() simseam.Seams { return simseam.Get(o.Sim) }

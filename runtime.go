@@ -13,6 +13,7 @@ import (
 	"github.com/mcprt/mcprt/actors"
 	"github.com/mcprt/mcprt/auth"
 	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/internal/trace"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/supervisor"
 	"github.com/mcprt/mcprt/tools"
@@ -57,6 +58,7 @@ type Runtime struct {
 	events Tool // mcp_events
 
 	authorizers map[string]*auth.Authorizer // by server name; read-only after Start
+	trace       *trace.Writer               // nil when no server is traced
 
 	closeOnce sync.Once
 	closeErr  error
@@ -86,9 +88,9 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	dialer := opts.Dialer
+	dialer := opts.sim().Dialer
 	if dialer == nil {
-		rt.dialer = &transports.Dialer{Clock: opts.Clock, Logger: logger.With("component", "transports"), ResponseBudget: opts.MaxResponseBytesInFlight,
+		rt.dialer = &transports.Dialer{Clock: opts.sim().Clock, Logger: logger.With("component", "transports"), ResponseBudget: opts.MaxResponseBytesInFlight,
 			Stderr: func(server, line string) {
 				logger.Info("server stderr", "server", server, "line", line)
 				rt.host.notify(context.Background(), messages.Notice{Level: messages.NoticeInfo, Server: server, Text: "stderr: " + line})
@@ -110,6 +112,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	if rt.dialer != nil {
 		rt.dialer.HTTPAuth = rt.httpAuth
 	}
+	dialer, rt.trace = withTracing(dialer, opts, eff, logger)
 	name, version := opts.ClientName, opts.ClientVersion
 	if name == "" {
 		name, version = "mcprt", Version
@@ -117,14 +120,17 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	cache := cachePath(opts)
 	withCatalog(servers, eff, cache)
 	sys, err := actors.Start(actors.Config{
-		Servers: servers, Clock: opts.Clock, Rand: opts.Rand, Dispatcher: opts.Dispatcher, Dialer: dialer,
+		Servers: servers, Clock: opts.sim().Clock, Rand: opts.sim().Rand, Dispatcher: opts.sim().Dispatcher, Dialer: dialer,
 		Logger: logger, ClientName: name, ClientVersion: version, CachePath: cache, OnChange: rt.changed,
 		Deliver:    func(m messages.HostMessage) { rt.host.deliver(context.Background(), m) },
 		Notify:     func(n messages.Notice) { rt.host.notify(context.Background(), n) },
 		ClientNote: rt.client.note,
-		Events:     opts.Events, EventBatch: opts.EventBatch, InjectCrash: opts.InjectCrash,
+		Events:     opts.sim().Events, EventBatch: opts.sim().EventBatch, InjectCrash: opts.sim().InjectCrash,
 	})
 	if err != nil {
+		if rt.trace != nil {
+			rt.trace.Close()
+		}
 		return nil, &messages.Error{Kind: messages.KindConfig, Message: err.Error()}
 	}
 	rt.sys = sys
@@ -200,6 +206,9 @@ func (r *Runtime) Close() error {
 		r.shutdownWatchers()
 		if r.dialer != nil && !r.dialer.WaitFor(actors.ShutdownTimeout) {
 			err = errors.Join(err, fmt.Errorf("mcprt: transport goroutines did not end within %s", actors.ShutdownTimeout))
+		}
+		if r.trace != nil {
+			r.trace.Close() // after the connections: their last lines are written
 		}
 		r.closeErr = err
 	})

@@ -67,7 +67,7 @@ func buildAuthorizers(eff *config.Effective, opts Options, host *hostCalls, secr
 		out[s.Name] = &auth.Authorizer{
 			Server: s.Name, URL: ep.URL, Settings: set, Store: store, Receiver: r,
 			Interactive: opts.Auth.Interactive || eff.Settings.AutoAuth || named,
-			Clock:       opts.Clock, Progress: notify,
+			Clock:       opts.sim().Clock, Progress: notify,
 		}
 		if secrets != nil {
 			out[s.Name].Secrets = func(ctx context.Context, field, value string) (string, error) {

@@ -58,7 +58,7 @@ func OpenCacheView(opts Options) (*CacheView, error) {
 			opts.Logger.Warn("metadata cache not used", "error", err)
 		}
 	}
-	v.mcp = tools.NewCachedMCP(toolOptions(opts, eff), cache, opts.Clock)
+	v.mcp = tools.NewCachedMCP(toolOptions(opts, eff), cache, opts.sim().Clock)
 	surf := v.mcp.Surface(reservedNames(opts.HostTools))
 	if len(surf.Waiting) > 0 {
 		return nil, nil

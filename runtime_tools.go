@@ -44,7 +44,7 @@ type toolSurface struct {
 func cachePath(opts Options) string {
 	dir := opts.AgentDir
 	if dir == "" {
-		if opts.Config != nil || opts.Dialer != nil {
+		if opts.Config != nil || opts.sim().Dialer != nil {
 			return ""
 		}
 		dir = os.Getenv("MCPRT_AGENT_DIR")

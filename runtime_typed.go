@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 
-	"github.com/mcprt/mcprt/catalog"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -30,20 +30,6 @@ var (
 	ErrDisconnected   = &Error{Kind: messages.KindDisconnected}
 	ErrInvalidArgs    = &Error{Kind: messages.KindInvalidArgs}
 )
-
-// ToolInfo is one tool of a server's catalog.
-type ToolInfo = catalog.Tool
-
-// ServerTools returns a server's tools as the catalog knows them (from the
-// metadata cache or the last listing), without connecting anything; ok is
-// false when the server's tools were never listed.
-func (r *Runtime) ServerTools(server string) (tools []ToolInfo, ok bool) {
-	c := r.sys.Catalog().Snapshot().Server(server)
-	if !c.Known() {
-		return nil, false
-	}
-	return slices.Clone(c.Tools), true
-}
 
 // Content is one content item of a tool result.
 type Content struct {
@@ -83,13 +69,17 @@ func (r *Runtime) CallTool(ctx context.Context, server, tool string, args any) (
 	if !slices.Contains(r.sys.Names(), server) {
 		return nil, messages.Errorf(messages.KindServerNotFound, "", "no server named %q is configured", server)
 	}
-	if args == nil {
-		args = map[string]any{}
+	rawArgs, err := json.Marshal(args)
+	if err == nil && string(rawArgs) == "null" { // nil, or a nil map
+		rawArgs = []byte(`{}`)
 	}
-	params, err := json.Marshal(map[string]any{"name": tool, "arguments": args})
+	if err == nil && rawArgs[0] != '{' {
+		err = fmt.Errorf("they must be a JSON object")
+	}
 	if err != nil {
 		return nil, messages.Errorf(messages.KindInvalidArgs, server, "arguments: %s", err)
 	}
+	params, _ := json.Marshal(map[string]any{"name": tool, "arguments": json.RawMessage(rawArgs)})
 	if known, ok := r.ServerTools(server); ok && !slices.ContainsFunc(known, func(t ToolInfo) bool { return t.Name == tool }) {
 		return nil, messages.Errorf(messages.KindToolNotFound, server, "server %q offers no tool named %q", server, tool)
 	}

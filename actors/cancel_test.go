@@ -70,7 +70,7 @@ func TestHostCancellationPerTransport(t *testing.T) {
 			if got := text(t, r.call(r.ctx, "x", "echo", `{"message":"still here"}`)); got != "echo: still here" {
 				t.Fatalf("call after the cancellation: %q", got)
 			}
-			if d := r.dialer.dialCount("x"); d != 1 {
+			if d := r.dialer.DialCount("x"); d != 1 {
 				t.Fatalf("%d dials", d)
 			}
 		})
@@ -86,7 +86,7 @@ func TestCatalogDeadline(t *testing.T) {
 	r := newRig(t, []ServerConfig{cfg})
 	ch := make(chan messages.ListReply, 1)
 	go func() { ch <- r.sys.ListAll(r.ctx, "mute", "prompts/list", "prompts", messages.OriginModel) }()
-	r.dialer.wait(r.ctx, t, "prompts/list sent", func() bool { return r.dialer.sent["mute prompts/list"] == 1 })
+	r.dialer.Wait(r.ctx, t, "prompts/list sent", func() bool { return r.dialer.SentCount("mute prompts/list") == 1 })
 	r.clk.Advance(7*time.Second - time.Millisecond)
 	r.status("mute")
 	select {

@@ -103,6 +103,9 @@ type (
 		spec  eventstream.Spec
 		abort <-chan struct{} // closed when the caller gives up
 		reply func(eventstream.Snapshot, *messages.Error)
+		// handler, when set, receives the subscription's deliveries
+		// instead of the batchers (a host's typed subscription).
+		handler EventHandler
 	}
 	// evAbort cancels what the subscribe whose caller gave up (abort)
 	// started.
@@ -207,6 +210,9 @@ func (a *eventsActor) Receive(c actor.Context) {
 	case evList:
 		out := make([]eventstream.Snapshot, 0, len(a.subs))
 		for _, r := range a.subs {
+			if r.key == "" {
+				continue // a host's typed subscription: not the model's to see
+			}
 			snap := r.snapshot()
 			snap.Stats = r.pub.loadStats()
 			out = append(out, snap)
@@ -247,7 +253,13 @@ func (a *eventsActor) subscribe(c actor.Context, m evSubscribe) {
 		return
 	}
 	key := server + "\x00" + m.spec.Name + "\x00" + canon
+	if m.handler != nil {
+		key = "" // a host's typed subscription is its own: never reused
+	}
 	for _, r := range a.subs {
+		if key == "" {
+			break
+		}
 		if st := r.snapshot().Status; r.key == key && (st == eventstream.StateActive || st == eventstream.StateReconnecting) {
 			r.abort = nil
 			m.reply(r.snapshot(), nil) // an identical live subscription is reused
@@ -317,6 +329,7 @@ func (a *eventsActor) start(c actor.Context, m evSubscribe, key string) {
 		m.reply(snap, messages.Errorf(rejectKind(snap.EndReason), spec.Server, "%s", why))
 	}
 	rec.state = newSubState(a.env, a.me, a.batches, a.notify, sub, spec, &rec.pub, reply)
+	rec.state.handler = m.handler
 	st := rec.state
 	rec.pid = c.SpawnPrefix(a.env.props(func() actor.Actor { return &subActor{st} }), "sub")
 }

@@ -133,8 +133,31 @@ type subResult struct {
 // acknowledged the stream (or it failed). An identical live subscription
 // is returned instead of a new one.
 func (ev *Events) Subscribe(ctx context.Context, spec eventstream.Spec) (eventstream.Snapshot, *messages.Error) {
+	return ev.subscribe(ctx, spec, nil)
+}
+
+// EventHandler receives a host's typed subscription's deliveries, one at a
+// time, on the subscription actor's turn (it must return promptly): an
+// event (item set) or a status change that would have woken the model
+// (status set).
+type EventHandler func(item *eventstream.EventItem, status *eventstream.Snapshot)
+
+// SubscribeFunc subscribes as Subscribe does (the same catalog check,
+// deadlines, reconnects and limit of MaxSubscriptions), for a host: h
+// receives the deliveries instead of the batchers, the subscription is
+// never shared with another subscribe, and the model's list does not show
+// it. h is not called once shutdown has begun.
+func (ev *Events) SubscribeFunc(ctx context.Context, spec eventstream.Spec, h EventHandler) (eventstream.Snapshot, *messages.Error) {
+	return ev.subscribe(ctx, spec, func(item *eventstream.EventItem, status *eventstream.Snapshot) {
+		if !ev.closing.Load() {
+			h(item, status)
+		}
+	})
+}
+
+func (ev *Events) subscribe(ctx context.Context, spec eventstream.Spec, h EventHandler) (eventstream.Snapshot, *messages.Error) {
 	r, ok := callEvents(ctx, ev, func(reply func(subResult)) any {
-		return evSubscribe{spec: spec, abort: ctx.Done(), reply: func(s eventstream.Snapshot, err *messages.Error) { reply(subResult{s, err}) }}
+		return evSubscribe{spec: spec, abort: ctx.Done(), handler: h, reply: func(s eventstream.Snapshot, err *messages.Error) { reply(subResult{s, err}) }}
 	}, func() subResult { return subResult{err: ev.gone(ctx, spec.Server)} })
 	if !ok && ctx.Err() != nil {
 		// An aborted subscribe leaves nothing running: the subscription

@@ -39,6 +39,9 @@ type subState struct {
 	// pub is where the subscription's latest snapshot and counters are
 	// published for listing, without messaging it.
 	pub *published
+	// handler, when set, takes the deliveries and wakes instead of the
+	// batchers (a host's typed subscription).
+	handler EventHandler
 	// frameDone is the credit of the frame being handled; a delivery takes
 	// it along to the batcher, so the window covers every queue up to it.
 	frameDone func()
@@ -217,12 +220,24 @@ func (a *subState) exec(effects []eventstream.Effect) {
 		case eventstream.Deliver:
 			done := a.frameDone
 			a.frameDone = nil
+			if a.handler != nil {
+				a.handler(e.Item, nil)
+				if done != nil {
+					done()
+				}
+				continue
+			}
 			if enc, err := eventstream.PrepareEvent(e.Item); err == nil {
 				a.env.send(a.batches.events, batchAdd[*eventstream.EventItem]{item: enc, done: done})
 			} else if done != nil {
 				done()
 			}
 		case eventstream.Wake:
+			if a.handler != nil {
+				st := e.Status
+				a.handler(nil, &st)
+				continue
+			}
 			if enc, err := eventstream.PrepareStatus(e.Status); err == nil {
 				a.env.send(a.batches.status, batchAdd[eventstream.Snapshot]{item: enc})
 			}

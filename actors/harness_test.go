@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,6 +31,7 @@ import (
 type (
 	signal    = testkit.Signal
 	testClock = testkit.Clock
+	recDialer = testkit.RecDialer
 )
 
 var (
@@ -40,236 +40,12 @@ var (
 	poll         = testkit.Poll
 	procGone     = testkit.ProcGone
 	newTestClock = testkit.NewClock
+	newRecDialer = testkit.NewRecDialer
 )
 
 func TestMain(m *testing.M) {
 	testserver.MainIfRequested()
 	os.Exit(m.Run())
-}
-
-// recDialer decorates the real dialer: it records every dial, every
-// outcome the port delivers and every request sent, can hold dial results
-// back, and can make Conn.Send panic for one tool name (which crashes the
-// server actor mid-call, since the actor calls Send from its Receive).
-type recDialer struct {
-	inner messages.Dialer
-	sig   signal
-
-	mu sync.Mutex
-	// The fields below are guarded by mu.
-	dials       map[string]int
-	inflight    int // dials whose result has not been delivered
-	maxInflight int
-	hold        bool // hold dial results back
-	held        []func()
-	holdClosed  bool // hold ConnClosed back
-	heldClosed  []func()
-	results     []messages.DialResult
-	closed      []messages.ConnClosed
-	notes       []messages.ConnNotification
-	opResults   map[string]int // by server
-	sent        map[string]int // by "server method" and "server/tool"
-	panicTool   string
-}
-
-func newRecDialer(inner messages.Dialer) *recDialer {
-	return &recDialer{inner: inner, dials: map[string]int{}, opResults: map[string]int{}, sent: map[string]int{}}
-}
-
-func (d *recDialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dialing {
-	d.mu.Lock()
-	d.dials[req.Server]++
-	d.inflight++
-	d.maxInflight = max(d.maxInflight, d.inflight)
-	d.mu.Unlock()
-	d.sig.Notify()
-	return d.inner.Dial(req, func(msg any) { d.deliver(sink, msg) })
-}
-
-func (d *recDialer) deliver(sink messages.Sink, msg any) {
-	switch m := msg.(type) {
-	case messages.DialResult:
-		if m.Conn != nil {
-			m.Conn = &recConn{Conn: m.Conn, d: d, server: m.Server}
-		}
-		d.mu.Lock()
-		if d.hold {
-			d.held = append(d.held, func() { d.deliverDial(sink, m) })
-			d.mu.Unlock()
-			d.sig.Notify()
-			return
-		}
-		d.mu.Unlock()
-		d.deliverDial(sink, m)
-		return
-	case messages.ConnClosed:
-		d.mu.Lock()
-		if d.holdClosed {
-			d.heldClosed = append(d.heldClosed, func() { d.deliverRest(sink, m) })
-			d.mu.Unlock()
-			d.sig.Notify()
-			return
-		}
-		d.mu.Unlock()
-	}
-	d.deliverRest(sink, msg)
-}
-
-func (d *recDialer) deliverRest(sink messages.Sink, msg any) {
-	sink(msg)
-	d.mu.Lock()
-	switch m := msg.(type) {
-	case messages.OpResult:
-		d.opResults[m.Server]++
-	case messages.ConnNotification:
-		d.notes = append(d.notes, m)
-	case messages.ConnClosed:
-		d.closed = append(d.closed, m)
-	}
-	d.mu.Unlock()
-	d.sig.Notify()
-}
-
-// deliverDial counts the dial as finished before the actor hears of it, so
-// a start slot it frees can never make the count overshoot.
-func (d *recDialer) deliverDial(sink messages.Sink, m messages.DialResult) {
-	d.mu.Lock()
-	d.inflight--
-	d.mu.Unlock()
-	sink(m)
-	d.mu.Lock()
-	d.results = append(d.results, m)
-	d.mu.Unlock()
-	d.sig.Notify()
-}
-
-// setHold holds dial results back (true) or delivers the held ones in
-// order and stops holding (false).
-func (d *recDialer) setHold(on bool) {
-	d.mu.Lock()
-	d.hold = on
-	held := d.held
-	if !on {
-		d.held = nil
-	}
-	d.mu.Unlock()
-	if !on {
-		for _, f := range held {
-			f()
-		}
-	}
-}
-
-// setHoldClosed holds ConnClosed back (true), as if the connection's
-// process took long to exit, or delivers the held ones (false).
-func (d *recDialer) setHoldClosed(on bool) {
-	d.mu.Lock()
-	d.holdClosed = on
-	held := d.heldClosed
-	if !on {
-		d.heldClosed = nil
-	}
-	d.mu.Unlock()
-	if !on {
-		for _, f := range held {
-			f()
-		}
-	}
-}
-
-// panicOn makes Send panic for tools/call of "server/tool" ("" for none).
-func (d *recDialer) panicOn(serverTool string) {
-	d.mu.Lock()
-	d.panicTool = serverTool
-	d.mu.Unlock()
-}
-
-// with runs f under the lock, for reading the records.
-func (d *recDialer) with(f func()) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	f()
-}
-
-func (d *recDialer) dialCount(server string) (n int) {
-	d.with(func() { n = d.dials[server] })
-	return n
-}
-
-func (d *recDialer) sentCount(key string) (n int) {
-	d.with(func() { n = d.sent[key] })
-	return n
-}
-
-func (d *recDialer) wait(ctx context.Context, t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	until(ctx, t, &d.sig, what, func() bool {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		return cond()
-	})
-}
-
-// waitResult waits for the dial result of server's generation gen.
-func (d *recDialer) waitResult(ctx context.Context, t *testing.T, server string, gen uint64) messages.DialResult {
-	t.Helper()
-	var r messages.DialResult
-	d.wait(ctx, t, fmt.Sprintf("dial result %s gen %d", server, gen), func() bool {
-		for _, x := range d.results {
-			if x.Server == server && x.Gen == gen {
-				r = x
-				return true
-			}
-		}
-		return false
-	})
-	return r
-}
-
-// waitClosed waits for the ConnClosed of server's generation gen.
-func (d *recDialer) waitClosed(ctx context.Context, t *testing.T, server string, gen uint64) messages.ConnClosed {
-	t.Helper()
-	var c messages.ConnClosed
-	d.wait(ctx, t, fmt.Sprintf("ConnClosed %s gen %d", server, gen), func() bool {
-		for _, x := range d.closed {
-			if x.Server == server && x.Gen == gen {
-				c = x
-				return true
-			}
-		}
-		return false
-	})
-	return c
-}
-
-// recConn records the requests sent on a connection.
-type recConn struct {
-	messages.Conn
-	d      *recDialer
-	server string
-}
-
-func (c *recConn) Send(op messages.Op) {
-	tool := ""
-	if op.Method == "tools/call" {
-		var p struct {
-			Name string `json:"name"`
-		}
-		_ = json.Unmarshal(op.Params, &p)
-		tool = p.Name
-	}
-	c.d.mu.Lock()
-	c.d.sent[c.server+" "+op.Method]++
-	if tool != "" {
-		c.d.sent[c.server+"/"+tool]++
-	}
-	trigger := tool != "" && c.server+"/"+tool == c.d.panicTool
-	c.d.mu.Unlock()
-	c.d.sig.Notify()
-	if trigger {
-		panic("test: Conn.Send panics on tool " + tool)
-	}
-	c.Conn.Send(op)
 }
 
 // rig is a running actor system over real transports.
@@ -303,8 +79,8 @@ func newRig(t *testing.T, servers []ServerConfig, edit ...func(*Config)) *rig {
 // close shuts the system down and waits for every transport goroutine,
 // failing the test (rather than hanging) if that does not happen.
 func (r *rig) close() {
-	r.dialer.setHold(false)
-	r.dialer.setHoldClosed(false)
+	r.dialer.SetHold(false)
+	r.dialer.SetHoldClosed(false)
 	done := make(chan error, 1)
 	go func() {
 		err := r.sys.Close()
@@ -369,8 +145,8 @@ func (r *rig) start(ctx context.Context, server, tool, args, progress string) <-
 // waitProgress waits until server sent a progress notification for token.
 func (r *rig) waitProgress(server, token string) {
 	r.t.Helper()
-	r.dialer.wait(r.ctx, r.t, "progress "+token, func() bool {
-		for _, n := range r.dialer.notes {
+	r.dialer.Wait(r.ctx, r.t, "progress "+token, func() bool {
+		for _, n := range r.dialer.Notes() {
 			if n.Server == server && n.Method == "notifications/progress" && strings.Contains(string(n.Params), `"`+token+`"`) {
 				return true
 			}

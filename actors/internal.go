@@ -30,18 +30,17 @@ type releaseSlot struct {
 // slotGranted tells a server actor it may dial generation gen now.
 type slotGranted struct{ gen uint64 }
 
-// lifeTimer is a lifecycle timer firing.
+// lifeTimer is one of a server actor's timers firing (its core's
+// TimerKind and token).
 type lifeTimer struct {
 	incarnation uint64
 	kind        supervisor.TimerKind
 	token       uint64
 }
 
-// startupTimeout is the startup deadline of generation gen passing.
-type startupTimeout struct {
-	incarnation uint64
-	gen         uint64
-}
+// relistRefresh asks a server actor for its core's Relist, in a message of
+// its own.
+type relistRefresh struct{ incarnation uint64 }
 
 // restartChild restarts a crashed server actor after its delay.
 type restartChild struct {
@@ -114,11 +113,13 @@ func (r *serverRecord) noteGen(gen uint64) {
 	r.mu.Unlock()
 }
 
-func (r *serverRecord) nextOp() messages.OpID {
+// noteOp records the highest operation id an incarnation used.
+func (r *serverRecord) noteOp(op messages.OpID) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.lastOp++
-	return r.lastOp
+	if op > r.lastOp {
+		r.lastOp = op
+	}
+	r.mu.Unlock()
 }
 
 func (r *serverRecord) revive() {

@@ -23,14 +23,14 @@ func TestLazyConnectsOnUseAndIdleCloseWaitsForCalls(t *testing.T) {
 		supervisor.Policy{Mode: supervisor.Lazy, IdleTimeout: time.Minute})})
 
 	r.clk.Advance(time.Hour)
-	if st := r.wantState("lazy", messages.StateIdle); st.Generation != 0 || r.dialer.dialCount("lazy") != 0 {
+	if st := r.wantState("lazy", messages.StateIdle); st.Generation != 0 || r.dialer.DialCount("lazy") != 0 {
 		t.Fatalf("a lazy server connected before use: %+v", st)
 	}
 	if got := text(t, r.call(r.ctx, "lazy", "echo", `{"message":"one"}`)); got != "echo: one" {
 		t.Fatalf("echo = %q", got)
 	}
-	if st := r.wantState("lazy", messages.StateConnected); st.Generation != 1 || r.dialer.dialCount("lazy") != 1 {
-		t.Fatalf("after first use: %+v, %d dials", st, r.dialer.dialCount("lazy"))
+	if st := r.wantState("lazy", messages.StateConnected); st.Generation != 1 || r.dialer.DialCount("lazy") != 1 {
+		t.Fatalf("after first use: %+v, %d dials", st, r.dialer.DialCount("lazy"))
 	}
 
 	// A hanging call holds the connection open past the idle timeout.
@@ -53,7 +53,7 @@ func TestLazyConnectsOnUseAndIdleCloseWaitsForCalls(t *testing.T) {
 	r.clk.Advance(time.Minute - time.Second)
 	r.wantState("lazy", messages.StateConnected)
 	r.clk.Advance(time.Second)
-	if c := r.dialer.waitClosed(r.ctx, t, "lazy", 1); c.Err != nil {
+	if c := r.dialer.WaitClosed(r.ctx, t, "lazy", 1); c.Err != nil {
 		t.Fatalf("idle close reported an error: %v", c.Err)
 	}
 	r.wantState("lazy", messages.StateIdle)
@@ -62,7 +62,7 @@ func TestLazyConnectsOnUseAndIdleCloseWaitsForCalls(t *testing.T) {
 	if rep := r.call(r.ctx, "lazy", "echo", `{"message":"two"}`); text(t, rep) != "echo: two" || rep.Gen != 2 {
 		t.Fatalf("reuse after idle close: gen %d", rep.Gen)
 	}
-	if n := r.dialer.dialCount("lazy"); n != 2 {
+	if n := r.dialer.DialCount("lazy"); n != 2 {
 		t.Fatalf("%d dials, want 2", n)
 	}
 }
@@ -81,7 +81,7 @@ func TestCallRacingIdleCloseGetsANewConnection(t *testing.T) {
 	if got := text(t, rep); got != "echo: two" || rep.Gen != 2 {
 		t.Fatalf("call after the idle close began: %q on gen %d", got, rep.Gen)
 	}
-	if c := r.dialer.waitClosed(r.ctx, t, "lazy", 1); c.Err != nil {
+	if c := r.dialer.WaitClosed(r.ctx, t, "lazy", 1); c.Err != nil {
 		t.Fatalf("idle close: %v", c.Err)
 	}
 	if st := r.wantState("lazy", messages.StateConnected); st.Generation != 2 {
@@ -99,11 +99,9 @@ func TestLazyZeroIdleTimeoutNeverCloses(t *testing.T) {
 	if st := r.wantState("lazy0", messages.StateConnected); st.Generation != 1 {
 		t.Fatalf("generation %d", st.Generation)
 	}
-	r.dialer.with(func() {
-		if len(r.dialer.closed) != 0 {
-			t.Fatalf("connection closed: %+v", r.dialer.closed)
-		}
-	})
+	if closed := r.dialer.Closed(); len(closed) != 0 {
+		t.Fatalf("connection closed: %+v", closed)
+	}
 }
 
 // An eager server connects at start without being used, is not idle-closed
@@ -116,22 +114,22 @@ func TestEagerConnectsAtStartAndNeverReconnectsByItself(t *testing.T) {
 		withPolicy(stdio(t, "eager-idle", ""), supervisor.Policy{Mode: supervisor.Eager, IdleTimeout: time.Minute}),
 	})
 	for _, name := range []string{"eager", "eager-idle"} {
-		if res := r.dialer.waitResult(r.ctx, t, name, 1); res.Err != nil {
+		if res := r.dialer.WaitResult(r.ctx, t, name, 1); res.Err != nil {
 			t.Fatalf("%s: eager dial failed: %v", name, res.Err)
 		}
 		r.wantState(name, messages.StateConnected)
 	}
 	r.clk.Advance(time.Minute)
-	r.dialer.waitClosed(r.ctx, t, "eager-idle", 1)
+	r.dialer.WaitClosed(r.ctx, t, "eager-idle", 1)
 	r.wantState("eager-idle", messages.StateIdle)
 	r.clk.Advance(24 * time.Hour)
 	r.wantState("eager", messages.StateConnected)
 
 	wantKind(t, r.call(r.ctx, "eager", "crash", ""), messages.KindDisconnected)
-	r.dialer.waitClosed(r.ctx, t, "eager", 1)
+	r.dialer.WaitClosed(r.ctx, t, "eager", 1)
 	r.clk.Advance(24 * time.Hour)
-	if st := r.wantState("eager", messages.StateIdle); st.LastError == nil || !strings.Contains(st.LastError.Message, "status 3") || r.dialer.dialCount("eager") != 1 {
-		t.Fatalf("eager server reconnected by itself or forgot why it closed: %+v, %d dials", st, r.dialer.dialCount("eager"))
+	if st := r.wantState("eager", messages.StateIdle); st.LastError == nil || !strings.Contains(st.LastError.Message, "status 3") || r.dialer.DialCount("eager") != 1 {
+		t.Fatalf("eager server reconnected by itself or forgot why it closed: %+v, %d dials", st, r.dialer.DialCount("eager"))
 	}
 	if rep := r.call(r.ctx, "eager", "echo", `{"message":"back"}`); text(t, rep) != "echo: back" || rep.Gen != 2 {
 		t.Fatalf("use after the crash: gen %d", rep.Gen)
@@ -145,18 +143,18 @@ func TestEagerConnectsAtStartAndNeverReconnectsByItself(t *testing.T) {
 func TestKeepAliveHealthChecksAndReconnects(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, []ServerConfig{withPolicy(stdio(t, "ka", ""), supervisor.Policy{Mode: supervisor.KeepAlive, IdleTimeout: time.Minute})})
-	if res := r.dialer.waitResult(r.ctx, t, "ka", 1); res.Err != nil {
+	if res := r.dialer.WaitResult(r.ctx, t, "ka", 1); res.Err != nil {
 		t.Fatalf("keep-alive dial: %v", res.Err)
 	}
 	for i := 1; i <= 3; i++ {
 		r.status("ka") // the health timer is armed
 		r.clk.Advance(30*time.Second - time.Millisecond)
-		if n := r.dialer.sentCount("ka tools/list"); n != i-1 {
+		if n := r.dialer.SentCount("ka tools/list"); n != i-1 {
 			t.Fatalf("health check before 30 s: %d tools/list", n)
 		}
 		r.clk.Advance(time.Millisecond)
-		r.dialer.wait(r.ctx, t, "health check answered", func() bool { return r.dialer.opResults["ka"] >= i })
-		if n := r.dialer.sentCount("ka tools/list"); n != i {
+		r.dialer.Wait(r.ctx, t, "health check answered", func() bool { return r.dialer.OpResults("ka") >= i })
+		if n := r.dialer.SentCount("ka tools/list"); n != i {
 			t.Fatalf("after %d health periods: %d tools/list", i, n)
 		}
 	}
@@ -167,24 +165,24 @@ func TestKeepAliveHealthChecksAndReconnects(t *testing.T) {
 
 	// The server dies; the reconnect after a healthy period is immediate.
 	wantKind(t, r.call(r.ctx, "ka", "crash", ""), messages.KindDisconnected)
-	r.dialer.waitClosed(r.ctx, t, "ka", 1)
+	r.dialer.WaitClosed(r.ctx, t, "ka", 1)
 	r.wantState("ka", messages.StateBackoff)
 	r.clk.Advance(0)
-	if res := r.dialer.waitResult(r.ctx, t, "ka", 2); res.Err != nil {
+	if res := r.dialer.WaitResult(r.ctx, t, "ka", 2); res.Err != nil {
 		t.Fatalf("reconnect: %v", res.Err)
 	}
 	r.wantState("ka", messages.StateConnected)
 
 	// It dies again before a health check: now the backoff applies.
 	wantKind(t, r.call(r.ctx, "ka", "crash", ""), messages.KindDisconnected)
-	r.dialer.waitClosed(r.ctx, t, "ka", 2)
+	r.dialer.WaitClosed(r.ctx, t, "ka", 2)
 	r.wantState("ka", messages.StateBackoff)
 	r.clk.Advance(30*time.Second - time.Millisecond)
-	if n := r.dialer.dialCount("ka"); n != 2 {
+	if n := r.dialer.DialCount("ka"); n != 2 {
 		t.Fatalf("reconnected before the 30 s backoff: %d dials", n)
 	}
 	r.clk.Advance(time.Millisecond)
-	if res := r.dialer.waitResult(r.ctx, t, "ka", 3); res.Err != nil {
+	if res := r.dialer.WaitResult(r.ctx, t, "ka", 3); res.Err != nil {
 		t.Fatalf("reconnect after backoff: %v", res.Err)
 	}
 	if rep := r.call(r.ctx, "ka", "echo", `{"message":"alive"}`); text(t, rep) != "echo: alive" || rep.Gen != 3 {
@@ -204,7 +202,7 @@ func TestKeepAliveReplacesAnUnresponsiveServer(t *testing.T) {
 		Env:     testenv.TestServerEnv("--stdio", "PIDFILE="+pidFile),
 	}}
 	r := newRig(t, []ServerConfig{cfg})
-	if res := r.dialer.waitResult(r.ctx, t, "frozen", 1); res.Err != nil {
+	if res := r.dialer.WaitResult(r.ctx, t, "frozen", 1); res.Err != nil {
 		t.Fatal(res.Err)
 	}
 	pid := 0
@@ -217,7 +215,7 @@ func TestKeepAliveReplacesAnUnresponsiveServer(t *testing.T) {
 	defer thaw(pid)
 	r.status("frozen")
 	r.clk.Advance(30 * time.Second)
-	r.dialer.wait(r.ctx, t, "the health check", func() bool { return r.dialer.sent["frozen tools/list"] == 1 })
+	r.dialer.Wait(r.ctx, t, "the health check", func() bool { return r.dialer.SentCount("frozen tools/list") == 1 })
 	r.clk.Advance(5*time.Second - time.Millisecond)
 	r.wantState("frozen", messages.StateConnected)
 	r.clk.Advance(time.Millisecond)
@@ -229,13 +227,13 @@ func TestKeepAliveReplacesAnUnresponsiveServer(t *testing.T) {
 		t.Fatalf("after the unanswered health check: %+v", st)
 	}
 	r.clk.Advance(0)
-	if res := r.dialer.waitResult(r.ctx, t, "frozen", 2); res.Err != nil {
+	if res := r.dialer.WaitResult(r.ctx, t, "frozen", 2); res.Err != nil {
 		t.Fatalf("replacement: %v", res.Err)
 	}
 	if err := thaw(pid); err != nil {
 		t.Fatal(err)
 	}
-	r.dialer.waitClosed(r.ctx, t, "frozen", 1)
+	r.dialer.WaitClosed(r.ctx, t, "frozen", 1)
 	if !procGone(pid) {
 		t.Fatalf("the unresponsive server %d survived its replacement", pid)
 	}
@@ -250,7 +248,7 @@ func TestLazyKeepAliveActivatesOnFirstUse(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, []ServerConfig{withPolicy(stdio(t, "lka", ""), supervisor.Policy{Mode: supervisor.LazyKeepAlive, IdleTimeout: time.Minute})})
 	r.clk.Advance(time.Hour)
-	if r.wantState("lka", messages.StateIdle); r.dialer.dialCount("lka") != 0 {
+	if r.wantState("lka", messages.StateIdle); r.dialer.DialCount("lka") != 0 {
 		t.Fatal("lazy-keep-alive connected before use")
 	}
 	text(t, r.call(r.ctx, "lka", "echo", `{"message":"x"}`))
@@ -260,17 +258,17 @@ func TestLazyKeepAliveActivatesOnFirstUse(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		r.status("lka") // the health timer is armed
 		r.clk.Advance(30 * time.Second)
-		r.dialer.wait(r.ctx, t, "a health check", func() bool { return r.dialer.sent["lka tools/list"] == i && r.dialer.opResults["lka"] == i+1 })
+		r.dialer.Wait(r.ctx, t, "a health check", func() bool { return r.dialer.SentCount("lka tools/list") == i && r.dialer.OpResults("lka") == i+1 })
 	}
 	if st := r.wantState("lka", messages.StateConnected); st.Generation != 1 {
 		t.Fatalf("idle-closed after activation: %+v", st)
 	}
 
 	wantKind(t, r.call(r.ctx, "lka", "crash", ""), messages.KindDisconnected)
-	r.dialer.waitClosed(r.ctx, t, "lka", 1)
+	r.dialer.WaitClosed(r.ctx, t, "lka", 1)
 	r.status("lka")
 	r.clk.Advance(0)
-	if res := r.dialer.waitResult(r.ctx, t, "lka", 2); res.Err != nil {
+	if res := r.dialer.WaitResult(r.ctx, t, "lka", 2); res.Err != nil {
 		t.Fatalf("reconnect: %v", res.Err)
 	}
 	r.wantState("lka", messages.StateConnected)

@@ -87,7 +87,7 @@ func TestUnsentRequestMovesToANewConnection(t *testing.T) {
 }
 
 // TestUnsentResendsAreBounded: a server whose every connection is dead on
-// arrival fails the call after maxResends moves, instead of looping.
+// arrival fails the call after supervisor.MaxResends moves, instead of looping.
 func TestUnsentResendsAreBounded(t *testing.T) {
 	t.Parallel()
 	p := &unsentPort{deadUp: 100}
@@ -98,7 +98,7 @@ func TestUnsentResendsAreBounded(t *testing.T) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.dials != maxResends+1 || len(p.sent) != 0 {
-		t.Fatalf("dials %d, sent %v; want %d dials and no send", p.dials, p.sent, maxResends+1)
+	if p.dials != supervisor.MaxResends+1 || len(p.sent) != 0 {
+		t.Fatalf("dials %d, sent %v; want %d dials and no send", p.dials, p.sent, supervisor.MaxResends+1)
 	}
 }

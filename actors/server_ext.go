@@ -65,42 +65,30 @@ type extState struct {
 	unknown   uint64 // responses whose id was never sent, ignored
 }
 
-func (s *serverActor) bind(c actor.Context, m *bindSession) {
-	s.withConnection(m, m.token, m.origin, func(gen uint64) {
-		if s.ext.sessions == nil {
-			s.ext.sessions = map[*actor.PID]uint64{}
-		}
-		m.handle.gen, m.handle.info = gen, s.info
-		pid := c.Spawn(s.env.props(newSessionActor(s.env, s.me, m.handle, gen), actor.WithSupervisor(&endOnCrash{env: s.env, kind: messages.ActorStream})))
-		m.handle.pid = pid
-		s.ext.sessions[pid] = gen
-		m.reply(nil)
-	}, m.reply)
+// bind spawns the session actor of m, bound to generation gen (as the
+// server actor's child), and answers m.
+func (s *serverActor) bind(m *bindSession, gen uint64) {
+	if s.ext.sessions == nil {
+		s.ext.sessions = map[*actor.PID]uint64{}
+	}
+	m.handle.gen, m.handle.info = gen, s.info
+	pid := s.ctx.Spawn(s.env.props(newSessionActor(s.env, s.me, m.handle, gen), actor.WithSupervisor(&endOnCrash{env: s.env, kind: messages.ActorStream})))
+	m.handle.pid = pid
+	s.ext.sessions[pid] = gen
+	m.reply(nil)
 }
 
-// pinnedRequest runs a session's request on its own generation only.
-func (s *serverActor) pinnedRequest(m *messages.Request) {
-	switch {
-	case s.closed:
-		m.Reply(messages.Reply{Err: messages.Errorf(messages.KindShutdown, s.cfg.Name, "the runtime is shutting down")})
-		return
-	case !s.bound(m.Gen):
-		m.Reply(messages.Reply{Err: messages.Errorf(messages.KindDisconnected, s.cfg.Name, "the connection this protocol session was bound to has ended; connect again")})
+// forward hands a session command on, or refuses it.
+func (s *serverActor) forward(m *sessionCmd) {
+	if _, ok := s.ext.sessions[m.pid]; !ok {
+		m.refuse("the protocol session is closed or its connection has ended; connect again")
 		return
 	}
-	o := &op{cmd: m, gen: m.Gen, token: m.Token, kind: opRequest, method: m.Method, params: m.Params, reply: m.Reply,
-		origin: m.Origin, pinned: true, stream: m.Stream}
-	s.begin(o, s.deadline(m.Deadline))
-}
-
-// bound reports whether sessions may still use generation gen: it is the
-// live connection.
-func (s *serverActor) bound(gen uint64) bool {
-	return s.life.Connected(gen) && s.conns[gen] != nil
+	s.env.send(m.pid, m)
 }
 
 func (s *serverActor) watch(m watchCmd) {
-	if s.closed || !s.bound(m.gen) {
+	if s.core.Closed() || !s.core.Bound(m.gen) {
 		s.env.send(m.pid, bindingEnded{why: "the connection this protocol session was bound to has ended"})
 		return
 	}
@@ -112,13 +100,13 @@ func (s *serverActor) watch(m watchCmd) {
 		methods[x] = true
 	}
 	s.ext.observers[m.token] = &observer{gen: m.gen, methods: methods, pid: m.pid}
-	s.exec(s.life.Acquire(m.gen))
+	s.exec(s.core.Acquire(s.now(), m.gen))
 }
 
 func (s *serverActor) unwatch(token messages.Token) {
 	if o := s.ext.observers[token]; o != nil {
 		delete(s.ext.observers, token)
-		s.exec(s.life.Release(s.now(), o.gen))
+		s.exec(s.core.Release(s.now(), o.gen))
 	}
 }
 
@@ -150,7 +138,7 @@ func (s *serverActor) endBindings(gen uint64, why string) {
 		if o := s.ext.observers[t]; o.gen == gen {
 			delete(s.ext.observers, t)
 			s.env.send(o.pid, bindingEnded{why: why})
-			s.exec(s.life.Release(s.now(), gen))
+			s.exec(s.core.Release(s.now(), gen))
 		}
 	}
 	var pids []*actor.PID
@@ -182,7 +170,7 @@ func (s *serverActor) checkBindings() {
 	}
 	slices.Sort(gens)
 	for _, g := range slices.Compact(gens) {
-		if s.closed || !s.bound(g) {
+		if s.core.Closed() || !s.core.Bound(g) {
 			s.endBindings(g, s.endedWhy(g))
 		}
 	}
@@ -190,12 +178,12 @@ func (s *serverActor) checkBindings() {
 
 func (s *serverActor) endedWhy(gen uint64) string {
 	switch {
-	case s.closed:
+	case s.core.Closed():
 		return "the runtime is shutting down"
-	case s.life.Gen() != gen:
+	case s.core.Gen() != gen:
 		return "the connection was replaced by a new one"
 	}
-	if e := s.life.LastError(); e != nil {
+	if e := s.core.LastError(); e != nil {
 		return "the connection ended: " + e.Message
 	}
 	return "the connection ended"

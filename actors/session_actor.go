@@ -49,15 +49,6 @@ type (
 	streamDone  struct{ token messages.Token }
 )
 
-// forward hands a session command on, or refuses it.
-func (s *serverActor) forward(m *sessionCmd) {
-	if _, ok := s.ext.sessions[m.pid]; !ok {
-		m.refuse("the protocol session is closed or its connection has ended; connect again")
-		return
-	}
-	s.env.send(m.pid, m)
-}
-
 // sessionActor runs one protocol session; decisions come from
 // extension.Session. Its streams and observers are its children.
 type sessionActor struct {

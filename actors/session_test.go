@@ -95,7 +95,7 @@ func TestSessionLeasesHoldIdleCloseAndNothingCarriesOver(t *testing.T) {
 	default:
 	}
 	r.clk.Advance(time.Minute)
-	r.dialer.waitClosed(r.ctx, t, "ex", 1)
+	r.dialer.WaitClosed(r.ctx, t, "ex", 1)
 	select {
 	case <-h.Done():
 	case <-r.ctx.Done():
@@ -111,7 +111,7 @@ func TestSessionLeasesHoldIdleCloseAndNothingCarriesOver(t *testing.T) {
 	if e := endOf(r, late); e.Reason != messages.EndDisconnected {
 		t.Fatalf("a stream opened on the ended session: %+v", e)
 	}
-	if n := r.dialer.dialCount("ex"); n != 1 {
+	if n := r.dialer.DialCount("ex"); n != 1 {
 		t.Fatalf("the ended session connected again (%d dials)", n)
 	}
 	if h2 := r.bind("ex"); h2.Gen() != 2 {
@@ -140,7 +140,7 @@ func TestStreamCancelledBeforeWrittenSendsNothing(t *testing.T) {
 	if rep := h.Request(r.ctx, testserver.MethodExampleList, nil); rep.Err != nil {
 		t.Fatal(rep.Err)
 	}
-	if n := r.dialer.sentCount("ex " + testserver.MethodExampleStream); n != 0 {
+	if n := r.dialer.SentCount("ex " + testserver.MethodExampleStream); n != 0 {
 		t.Fatalf("the cancelled stream was sent %d times", n)
 	}
 	if b := readFile(notes); strings.Contains(b, "notifications/cancelled") {
@@ -190,7 +190,7 @@ func TestBindFollowsTheLifecycle(t *testing.T) {
 	if _, err := r.sys.Bind(r.ctx, "broken", messages.OriginModel, nil); err == nil || err.Kind != messages.KindServerBackoff {
 		t.Fatalf("Bind after a failed connect: %v, want server_backoff", err)
 	}
-	if n := r.dialer.dialCount("broken"); n != 1 {
+	if n := r.dialer.DialCount("broken"); n != 1 {
 		t.Fatalf("failure memory let %d dials through", n)
 	}
 }

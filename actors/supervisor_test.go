@@ -31,7 +31,7 @@ func TestServerActorPanicIsContained(t *testing.T) {
 	otherHang := r.start(hctx, "other", "hang", "", "o1")
 	r.waitProgress("other", "o1")
 
-	r.dialer.panicOn("victim/add")
+	r.dialer.PanicOn("victim/add")
 	mark := r.clk.Mark()
 	var answers atomic.Int32
 	replies := make(chan messages.Reply, 2)
@@ -42,7 +42,7 @@ func TestServerActorPanicIsContained(t *testing.T) {
 	if !strings.Contains(crashed.Err.Error(), `server "victim"`) {
 		t.Fatalf("crash error does not name the server: %v", crashed.Err)
 	}
-	r.dialer.panicOn("")
+	r.dialer.PanicOn("")
 	// The restart comes after the policy's first delay (100 ms).
 	r.clk.WaitArmed(r.ctx, t, mark, 100*time.Millisecond)
 	r.clk.Advance(100 * time.Millisecond)
@@ -54,7 +54,7 @@ func TestServerActorPanicIsContained(t *testing.T) {
 	if n := answers.Load(); n != 1 {
 		t.Fatalf("the crashing call was answered %d times, want once", n)
 	}
-	r.dialer.waitClosed(r.ctx, t, "victim", 1)
+	r.dialer.WaitClosed(r.ctx, t, "victim", 1)
 	poll(r.ctx, t, "the crashed incarnation's grandchild to die", func() bool { return procGone(pid) })
 	if rep := r.call(r.ctx, "victim", "add", `{"a":1,"b":2}`); text(t, rep) != "3" || rep.Gen != 2 {
 		t.Fatalf("restarted actor: gen %d", rep.Gen)
@@ -79,7 +79,7 @@ func TestServerActorPanicIsContained(t *testing.T) {
 func TestServerKeptDownAfterRepeatedCrashes(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, []ServerConfig{stdio(t, "fragile", "")})
-	r.dialer.panicOn("fragile/add")
+	r.dialer.PanicOn("fragile/add")
 	delays := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond}
 	for i := range 6 {
 		mark := r.clk.Mark()
@@ -97,15 +97,15 @@ func TestServerKeptDownAfterRepeatedCrashes(t *testing.T) {
 			t.Fatalf("after crash %d: state %s", i+1, st.State)
 		}
 	}
-	dials := r.dialer.dialCount("fragile")
+	dials := r.dialer.DialCount("fragile")
 	rep := r.call(r.ctx, "fragile", "echo", `{"message":"x"}`)
 	wantKind(t, rep, messages.KindServerFailed)
-	if r.dialer.dialCount("fragile") != dials {
+	if r.dialer.DialCount("fragile") != dials {
 		t.Fatal("a call to a server kept down connected it")
 	}
 	r.wantState("fragile", messages.StateDown)
 
-	r.dialer.panicOn("")
+	r.dialer.PanicOn("")
 	if c := r.sys.Connect(r.ctx, "fragile", false); c.Err != nil {
 		t.Fatalf("explicit connect: %v", c.Err)
 	}

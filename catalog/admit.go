@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode"
@@ -112,6 +113,7 @@ func AdmitTools(items []json.RawMessage) ([]Tool, []ToolRejection, error) {
 			}
 		}
 		t.Title, t.Description = CleanDescription(t.Title), CleanDescription(t.Description)
+		t.Meta = MetaObject(t.Meta)
 		t.Fingerprint = Fingerprint(t)
 		if _, r := CheckInputSchema(t.InputSchema); r != nil {
 			t.Unsupported = r
@@ -167,6 +169,7 @@ func AdmitPrompts(items []json.RawMessage) ([]Prompt, error) {
 			a.Description = CleanDescription(a.Description)
 		}
 		p.Title, p.Description = CleanDescription(p.Title), CleanDescription(p.Description)
+		p.Meta = MetaObject(p.Meta)
 		out = append(out, p)
 	}
 	return out, nil
@@ -236,4 +239,19 @@ func isClean(e Entry) bool {
 		}
 	}
 	return !needsCleaning(e.Instructions)
+}
+
+// MetaObject keeps a _meta member that is a JSON object (compacted) and
+// drops anything else (null, a string, malformed JSON): a host reading
+// Meta gets an object or nothing.
+func MetaObject(raw json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil || m == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return nil
+	}
+	return b.Bytes()
 }

@@ -15,6 +15,9 @@ type Tool struct {
 	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	// Meta is the tool's _meta as the server sent it (a JSON object, or
+	// nil); it is not part of the fingerprint.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Fingerprint is a hash of the whole definition (name, title,
 	// description, schemas, annotations): it changes exactly when the tool
 	// does, so anything bound to one definition (a direct tool, a call's
@@ -33,6 +36,9 @@ type Resource struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	MimeType    string `json:"mimeType,omitempty"`
+	// Meta is the resource's _meta as the server sent it (a JSON object,
+	// or nil).
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // ResourceTemplate is one listed resource template.
@@ -42,6 +48,9 @@ type ResourceTemplate struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	MimeType    string `json:"mimeType,omitempty"`
+	// Meta is the template's _meta as the server sent it (a JSON object,
+	// or nil).
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // Prompt is one listed prompt.
@@ -50,6 +59,9 @@ type Prompt struct {
 	Title       string           `json:"title,omitempty"`
 	Description string           `json:"description,omitempty"`
 	Arguments   []PromptArgument `json:"arguments,omitempty"`
+	// Meta is the prompt's _meta as the server sent it (a JSON object, or
+	// nil).
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // PromptArgument is one argument a prompt declares.

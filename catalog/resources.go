@@ -54,6 +54,7 @@ type resourceMeta struct {
 	Description string          `json:"description"`
 	MimeType    string          `json:"mimeType"`
 	Annotations json.RawMessage `json:"annotations"`
+	Meta        json.RawMessage `json:"_meta"`
 }
 
 func checkResourceMeta(kind string, i int, m resourceMeta) error {
@@ -99,7 +100,7 @@ func AdmitResources(resources, templates []json.RawMessage) (rs []Resource, ts [
 			return nil, nil, 0, fmt.Errorf("resource %d repeats the URI of an earlier resource", i+1)
 		}
 		seen[m.URI] = true
-		r := Resource{URI: m.URI, Name: CleanText(m.Name), Title: CleanText(m.Title), Description: CleanText(m.Description), MimeType: CleanText(m.MimeType)}
+		r := Resource{URI: m.URI, Name: CleanText(m.Name), Title: CleanText(m.Title), Description: CleanText(m.Description), MimeType: CleanText(m.MimeType), Meta: MetaObject(m.Meta)}
 		if r.Name == "" {
 			r.Name = r.URI
 		}
@@ -135,7 +136,7 @@ func AdmitResources(resources, templates []json.RawMessage) (rs []Resource, ts [
 			return nil, nil, 0, fmt.Errorf("resource template %d repeats an earlier template", i+1)
 		}
 		seenT[m.URITemplate] = true
-		rt := ResourceTemplate{URITemplate: m.URITemplate, Name: CleanText(m.Name), Title: CleanText(m.Title), Description: CleanText(m.Description), MimeType: CleanText(m.MimeType)}
+		rt := ResourceTemplate{URITemplate: m.URITemplate, Name: CleanText(m.Name), Title: CleanText(m.Title), Description: CleanText(m.Description), MimeType: CleanText(m.MimeType), Meta: MetaObject(m.Meta)}
 		if rt.Name == "" {
 			rt.Name = rt.URITemplate
 		}

@@ -323,3 +323,16 @@ func TestSettingsAndUnknownRootFields(t *testing.T) {
 		t.Fatalf("settings %+v imports %v", f.Settings, f.Imports)
 	}
 }
+
+// settings.trace is a boolean: true traces every server; anything else is
+// reported and ignored.
+func TestSettingsTrace(t *testing.T) {
+	f, issues, err := Parse([]byte(`{"mcpServers":{},"settings":{"trace":true}}`), "s.json")
+	if err != nil || len(issues) != 0 || !f.Settings.Trace {
+		t.Fatalf("trace true: %+v %v %v", f.Settings, issues, err)
+	}
+	f, issues, _ = Parse([]byte(`{"mcpServers":{},"settings":{"trace":"yes"}}`), "s.json")
+	if f.Settings.Trace || !strings.Contains(issuesText(issues), "settings.trace: must be true or false") {
+		t.Fatalf("trace \"yes\": %+v %s", f.Settings, issuesText(issues))
+	}
+}

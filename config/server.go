@@ -35,7 +35,7 @@ type Server struct {
 	// the host's logger.
 	LogLevel string `json:"logLevel,omitempty"`
 	// Trace asks for metadata-only protocol tracing of this server (seed
-	// 002's per-server trace); accepted here, carried out by the host.
+	// 002's per-server trace; docs/tracing.md).
 	Trace       bool   `json:"trace,omitempty"`
 	Disabled    bool   `json:"disabled,omitempty"`
 	Description string `json:"description,omitempty"`
@@ -149,6 +149,10 @@ type Settings struct {
 	// AutoAuth starts an OAuth server's authorization on its first 401
 	// (and retries that request once) instead of asking for a login.
 	AutoAuth bool `json:"autoAuth,omitempty"`
+	// Trace turns on metadata-only protocol tracing for every server (a
+	// server's own trace: true turns it on for that one): see
+	// docs/tracing.md.
+	Trace bool `json:"trace,omitempty"`
 	// Output bounds what a tool result puts in front of the model.
 	Output *OutputLimits `json:"output,omitempty"`
 	// OutputGuardOff is seed 002's "outputGuard": false: tool output reaches

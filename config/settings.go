@@ -11,7 +11,7 @@ import (
 // warning.
 var foreignSettings = map[string]bool{
 	"showStatusIcon": true, "mcpFooterStatus": true, "hostConfigDiscovery": true, "oauthDir": true,
-	"trace": true, "sampling": true, "samplingAutoApprove": true,
+	"sampling": true, "samplingAutoApprove": true,
 	"elicitation": true, "agentPluginPaths": true,
 }
 
@@ -74,6 +74,10 @@ func parseSettings(raw map[string]json.RawMessage, from map[string]string) (Sett
 			if json.Unmarshal(v, &set.AutoAuth) != nil {
 				bad(k, "must be true or false")
 			}
+		case "trace":
+			if json.Unmarshal(v, &set.Trace) != nil {
+				bad(k, "must be true or false")
+			}
 		case "output":
 			var o OutputLimits
 			if strictDecode(v, &o) != nil || !o.valid() {
@@ -117,7 +121,7 @@ func parseSettings(raw map[string]json.RawMessage, from map[string]string) (Sett
 	return set, issues, notices
 }
 
-var knownSettings = map[string]bool{"idleTimeout": true, "requestTimeoutMs": true, "npxInstallTimeoutMs": true, "directTools": true, "toolPrefix": true, "disableProxyTool": true, "output": true, "outputGuard": true, "autoAuth": true}
+var knownSettings = map[string]bool{"idleTimeout": true, "requestTimeoutMs": true, "npxInstallTimeoutMs": true, "directTools": true, "toolPrefix": true, "disableProxyTool": true, "output": true, "outputGuard": true, "autoAuth": true, "trace": true}
 
 func (o OutputLimits) valid() bool {
 	for _, p := range []*int{o.MaxTextBytes, o.MaxLines, o.MaxDetailsBytes} {

@@ -64,7 +64,9 @@ type demo struct {
 }
 
 // newDemo builds the demo server with the tools echo, add, now, read_file,
-// list_files and demo_fault, and the event types fs.changed and clock.tick.
+// list_files and demo_fault, the resource demo://about, the template
+// demo://files/{name}, the prompt greet, and the event types fs.changed and
+// clock.tick.
 func newDemo(opts Options) (*demo, error) {
 	name, version := opts.Name, opts.Version
 	if name == "" {
@@ -80,6 +82,8 @@ func newDemo(opts Options) (*demo, error) {
 	}
 	s := server.NewMCPServer(name, version,
 		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithPromptCapabilities(false),
 		server.WithInstructions(Instructions),
 		server.WithRecovery(),
 		server.WithExperimental(map[string]any{"events": map[string]any{"delivery": []string{eventsrv.DeliveryPush}}}),
@@ -131,6 +135,7 @@ func newDemo(opts Options) (*demo, error) {
 			"and reports truncated replay, error sends a recoverable upstream error, terminate ends the subscriptions.",
 			DemoFaults),
 	)
+	addCatalog(s, fs)
 	return &demo{mcp: s, events: events, watch: watch}, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 )
 
 // mcprt.Runtime.Close ends everything the runtime started, over the production
@@ -35,7 +36,7 @@ func TestCloseEndsEverything(t *testing.T) {
 	pidFile := filepath.Join(dir, "pid")
 	kids := pidWrapper(t, pidFile, "")
 	kids.Lifecycle = "eager"
-	rt, err := mcprt.Start(ctx, mcprt.Options{Clock: clock.NewManual(clock.Epoch), Rand: clock.NewSeededRand(3), Config: &config.File{MCPServers: map[string]config.Server{
+	rt, err := mcprt.Start(ctx, mcprt.Options{Sim: &simseam.Seams{Clock: clock.NewManual(clock.Epoch), Rand: clock.NewSeededRand(3)}, Config: &config.File{MCPServers: map[string]config.Server{
 		"kids": kids, "sock": {Socket: sock}, "web": {URL: web},
 	}}})
 	if err != nil {
@@ -112,12 +113,10 @@ func TestCloseIsBounded(t *testing.T) {
 	stuck := selfServer(t, "")
 	stuck.Lifecycle = "eager"
 	r := newRig(t, map[string]config.Server{"stuck": stuck}, true)
-	if res := r.dialer.waitResult(r.ctx, t, "stuck", 1); res.Err != nil {
+	if res := r.dialer.WaitResult(r.ctx, t, "stuck", 1); res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	r.dialer.mu.Lock()
-	r.dialer.swallowClose = true
-	r.dialer.mu.Unlock()
+	r.dialer.SwallowClose()
 	mark := r.clk.Mark()
 	done := make(chan error, 1)
 	go func() { done <- r.rt.Close() }()
@@ -140,7 +139,7 @@ func TestCloseIsBounded(t *testing.T) {
 	if again := r.rt.Close(); again == nil || again.Error() != err.Error() {
 		t.Fatalf("second Close: %v", again)
 	}
-	r.dialer.releaseClosed()
+	r.dialer.ReleaseClosed()
 	r.real.Wait()
 	r.rt = nil // closed here; the rig's cleanup only waits for the dialer
 }

@@ -14,11 +14,12 @@ import (
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 	"go.uber.org/goleak"
 )
 
 // Crash tests, one per actor kind, against the test server in its own
-// process: the crash-injection seam (mcprt.Options.InjectCrash) makes the
+// process: the crash-injection seam (mcprt.Options.Sim.InjectCrash) makes the
 // next message of one actor kind panic mid-work; the caller or the host
 // sees exactly one clear outcome, later work goes on, and Close returns.
 
@@ -98,7 +99,7 @@ func wantCrashNotice(t *testing.T, h *eventsHost, what, cause string) {
 
 func crashEvRig(t *testing.T) (*evRig, *crashArm) {
 	arm := &crashArm{}
-	return newEvRig(t, evSetup{opts: mcprt.Options{InjectCrash: arm.inject}}), arm
+	return newEvRig(t, evSetup{opts: mcprt.Options{Sim: &simseam.Seams{InjectCrash: arm.inject}}}), arm
 }
 
 // A subscription's actor crashes on an event frame: the host is told once
@@ -267,7 +268,7 @@ func crashRig(t *testing.T) (*rig, *crashArm) {
 	arm := &crashArm{}
 	r := startRigWith(t, &config.File{MCPServers: map[string]config.Server{
 		"ex": {Command: testenv.Self(t), Env: testenv.TestServerEnv("")},
-	}}, true, mcprt.Options{InjectCrash: arm.inject})
+	}}, true, mcprt.Options{Sim: &simseam.Seams{InjectCrash: arm.inject}})
 	return r, arm
 }
 

@@ -37,7 +37,7 @@ func TestStartupDeadline(t *testing.T) {
 	if !strings.Contains(res.Text, "startupTimeoutMs") {
 		t.Fatalf("error does not name the setting: %q", res.Text)
 	}
-	if late := r.dialer.waitResult(r.ctx, t, "stuck", 1); late.Err == nil || late.Conn != nil {
+	if late := r.dialer.WaitResult(r.ctx, t, "stuck", 1); late.Err == nil || late.Conn != nil {
 		t.Fatalf("the abandoned dial reported %+v", late)
 	}
 	if !procGone(pid) {
@@ -59,11 +59,9 @@ func TestCallDeadline(t *testing.T) {
 	ms := int64(5000)
 	slow.RequestTimeoutMs = &ms
 	r := newRig(t, map[string]config.Server{"slow": slow}, true)
-	r.dialer.mu.Lock()
-	r.dialer.progress = true
-	r.dialer.mu.Unlock()
+	r.dialer.SetProgress(true)
 	ch := r.start(r.ctx, `{"tool":"hang"}`)
-	r.dialer.waitProgress(r.ctx, t, 1) // the server runs the call
+	r.dialer.WaitProgress(r.ctx, t, 1) // the server runs the call
 	r.clk.Advance(5*time.Second - time.Millisecond)
 	if st := r.status("slow"); st.Leases != 1 {
 		t.Fatalf("the call ended before its deadline: %+v", st)
@@ -79,7 +77,7 @@ func TestCallDeadline(t *testing.T) {
 		return strings.Contains(string(data), "cancelled")
 	})
 	wantOK(t, r.exec(r.ctx, `{"tool":"echo","args":{"message":"after"}}`), "echo: after")
-	if st := r.status("slow"); st.Generation != 1 || r.dialer.dialCount("slow") != 1 {
+	if st := r.status("slow"); st.Generation != 1 || r.dialer.DialCount("slow") != 1 {
 		t.Fatalf("the timeout cost the connection: %+v", st)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 )
 
 // recHost records what the runtime tells the host.
@@ -32,7 +33,7 @@ func (h *recHost) Notify(_ context.Context, n messages.Notice) {
 func TestHostToolsAreNeverShadowed(t *testing.T) {
 	t.Parallel()
 	host := &recHost{}
-	rt, err := mcprt.Start(testCtx(t), mcprt.Options{Host: host, HostTools: []string{"read", mcprt.MCPToolName, mcprt.EventsToolName}, Clock: clock.NewManual(clock.Epoch),
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{Host: host, HostTools: []string{"read", mcprt.MCPToolName, mcprt.EventsToolName}, Sim: &simseam.Seams{Clock: clock.NewManual(clock.Epoch)},
 		Config: &config.File{MCPServers: map[string]config.Server{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func TestHostToolsAreNeverShadowed(t *testing.T) {
 		t.Fatalf("notices %+v", host.notices)
 	}
 
-	rt2, err := mcprt.Start(testCtx(t), mcprt.Options{HostTools: []string{"read"}, Clock: clock.NewManual(clock.Epoch), Config: &config.File{}})
+	rt2, err := mcprt.Start(testCtx(t), mcprt.Options{HostTools: []string{"read"}, Sim: &simseam.Seams{Clock: clock.NewManual(clock.Epoch)}, Config: &config.File{}})
 	if err != nil {
 		t.Fatal(err)
 	}

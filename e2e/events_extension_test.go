@@ -14,6 +14,7 @@ import (
 	"github.com/mcprt/mcprt/eventstream"
 	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 )
 
 // events-protocol.md (e), E:test/extension.test.mjs: the mcp_events tool
@@ -201,7 +202,7 @@ func TestEventsCatalogPagination(t *testing.T) {
 // its data replaced by a preview.
 func TestEventsBatchLimits(t *testing.T) {
 	t.Parallel()
-	w := newEvRig(t, evSetup{opts: mcprt.Options{EventBatch: eventstream.BatchLimits{MaxItems: 2}}})
+	w := newEvRig(t, evSetup{opts: mcprt.Options{Sim: &simseam.Seams{EventBatch: eventstream.BatchLimits{MaxItems: 2}}}})
 	s := w.subscribe(ts.EventTest, "", "")
 	w.emit(ts.EventTest, 3, "")
 	w.waitSeq(s.ID, 3) // all three in the batcher before the window ends

@@ -12,6 +12,7 @@ import (
 	"github.com/mcprt/mcprt/eventstream"
 	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 )
 
 // events-protocol.md (e), E:test/routing.test.mjs items 8 to 12: recovery
@@ -110,7 +111,7 @@ func (w *evRig) handshakes() int {
 // subscription: exactly two wakeups, reconnecting then failed.
 func TestEventsRetryExhaustion(t *testing.T) {
 	t.Parallel()
-	w := newEvRig(t, evSetup{opts: mcprt.Options{Events: eventstream.Limits{MaxRetries: 2}}})
+	w := newEvRig(t, evSetup{opts: mcprt.Options{Sim: &simseam.Seams{Events: eventstream.Limits{MaxRetries: 2}}}})
 	start := w.clk.Mark()
 	s := w.subscribe(ts.EventTest, "", "")
 	w.tool(ts.ToolEventsArm, `{"fault":"stall","times":2}`)
@@ -198,7 +199,7 @@ func (w *evRig) waitGone() {
 // one gap notice.
 func TestEventsAckGapFlapping(t *testing.T) {
 	t.Parallel()
-	w := newEvRig(t, evSetup{http: true, opts: mcprt.Options{Events: eventstream.Limits{MaxRetries: 2}}})
+	w := newEvRig(t, evSetup{http: true, opts: mcprt.Options{Sim: &simseam.Seams{Events: eventstream.Limits{MaxRetries: 2}}}})
 	s := w.subscribe(ts.EventTest, "", "")
 	w.tool(ts.ToolEventsArm, `{"fault":"gap","phase":"after_active","times":2}`)
 	w.tool(ts.ToolEventsArm, `{"fault":"drop","phase":"after_active","times":2}`)

@@ -19,6 +19,7 @@ import (
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 )
 
 // The events companion end to end: the mcp_events tool against the test
@@ -93,7 +94,9 @@ func newEventsWorld(t *testing.T, srv config.Server) *eventsWorld {
 // and Config are the world's).
 func newEventsWorldWith(t *testing.T, srv config.Server, opts mcprt.Options) *eventsWorld {
 	w := &eventsWorld{t: t, ctx: testCtx(t), clk: newTestClock(), host: &eventsHost{}}
-	opts.Host, opts.Clock, opts.Rand = w.host, w.clk, clock.NewSeededRand(11)
+	sim := simseam.Get(opts.Sim)
+	sim.Clock, sim.Rand = w.clk, clock.NewSeededRand(11)
+	opts.Host, opts.Sim = w.host, &sim
 	opts.Config = &config.File{MCPServers: map[string]config.Server{"ev": srv}}
 	rt, err := mcprt.Start(w.ctx, opts)
 	if err != nil {

@@ -42,7 +42,7 @@ func TestFailureMemory(t *testing.T) {
 	r.clk.Advance(10 * time.Second)
 	backoff(r.exec(r.ctx, `{"server":"late"}`), 50)
 	backoff(r.exec(r.ctx, `{"tool":"echo","args":{"message":"x"}}`), 50)
-	if n := r.dialer.dialCount("late"); n != 1 {
+	if n := r.dialer.DialCount("late"); n != 1 {
 		t.Fatalf("%d dials inside the failure memory, want 1", n)
 	}
 	if res := r.exec(r.ctx, `{}`); !strings.Contains(res.Text, "✗ late (failed 10 s ago)") {
@@ -53,7 +53,7 @@ func TestFailureMemory(t *testing.T) {
 	if _, err := r.rt.Connect(r.ctx, "late", false); messages.KindOf(err) != messages.KindConnectFailed {
 		t.Fatalf("explicit connect: %v", err)
 	}
-	if n := r.dialer.dialCount("late"); n != 2 {
+	if n := r.dialer.DialCount("late"); n != 2 {
 		t.Fatalf("explicit connect made %d dials in all, want 2", n)
 	}
 	r.clk.Advance(49 * time.Second)
@@ -62,7 +62,7 @@ func TestFailureMemory(t *testing.T) {
 	// 60 s after the remembered failure a model call tries again.
 	r.clk.Advance(time.Second)
 	wantError(t, r.exec(r.ctx, `{"server":"late"}`), "connect_failed", "late")
-	if n := r.dialer.dialCount("late"); n != 3 {
+	if n := r.dialer.DialCount("late"); n != 3 {
 		t.Fatalf("after 60 s: %d dials in all, want 3", n)
 	}
 	r.clk.Advance(time.Second)
@@ -81,7 +81,7 @@ func TestFailureMemory(t *testing.T) {
 		t.Fatalf("after a successful connect: %+v", st)
 	}
 	wantOK(t, r.exec(r.ctx, `{"tool":"echo","args":{"message":"x"}}`), "echo: x")
-	if n := r.dialer.dialCount("late"); n != 4 {
+	if n := r.dialer.DialCount("late"); n != 4 {
 		t.Fatalf("%d dials in all, want 4", n)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/mcprt/mcprt/internal/testonly/testkit"
 	"github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 	"github.com/mcprt/mcprt/transports"
 )
 
@@ -32,6 +32,7 @@ import (
 type (
 	signal    = testkit.Signal
 	testClock = testkit.Clock
+	recDialer = testkit.RecDialer
 )
 
 var (
@@ -40,6 +41,7 @@ var (
 	poll         = testkit.Poll
 	procGone     = testkit.ProcGone
 	newTestClock = testkit.NewClock
+	newRecDialer = testkit.NewRecDialer
 )
 
 func TestMain(m *testing.M) {
@@ -54,137 +56,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(results)
 	os.Exit(code)
-}
-
-// recDialer decorates the real dialer and records dials, their results and
-// progress notifications. With swallowClose set, Conn.Close is ignored (a
-// transport that never finishes closing), until releaseClosed closes the
-// swallowed connections. With progress set, every tools/call carries a
-// progress token, so that the test server's hang tool announces that it
-// runs: a test then knows the server has the call before it advances the
-// clock past the call's deadline.
-type recDialer struct {
-	inner messages.Dialer
-	sig   signal
-
-	mu sync.Mutex
-	// The fields below are guarded by mu.
-	dials        map[string]int
-	results      []messages.DialResult
-	progress     bool
-	progressed   int    // progress notifications received
-	panicTool    string // Send panics for tools/call of this "server/tool"
-	swallowClose bool
-	swallowed    []messages.Conn
-}
-
-func newRecDialer(inner messages.Dialer) *recDialer {
-	return &recDialer{inner: inner, dials: map[string]int{}}
-}
-
-func (d *recDialer) Dial(req messages.DialRequest, sink messages.Sink) messages.Dialing {
-	d.mu.Lock()
-	d.dials[req.Server]++
-	d.mu.Unlock()
-	d.sig.Notify()
-	return d.inner.Dial(req, func(msg any) {
-		if m, ok := msg.(messages.DialResult); ok && m.Conn != nil {
-			m.Conn = &recConn{Conn: m.Conn, d: d, server: m.Server}
-			msg = m
-		}
-		sink(msg)
-		d.mu.Lock()
-		switch m := msg.(type) {
-		case messages.DialResult:
-			d.results = append(d.results, m)
-		case messages.ConnNotification:
-			if m.Method == "notifications/progress" {
-				d.progressed++
-			}
-		}
-		d.mu.Unlock()
-		d.sig.Notify()
-	})
-}
-
-func (d *recDialer) dialCount(server string) int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.dials[server]
-}
-
-// waitResult waits for the dial result of server's generation gen.
-func (d *recDialer) waitResult(ctx context.Context, t *testing.T, server string, gen uint64) messages.DialResult {
-	t.Helper()
-	var r messages.DialResult
-	until(ctx, t, &d.sig, fmt.Sprintf("dial result %s gen %d", server, gen), func() bool {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		for _, x := range d.results {
-			if x.Server == server && x.Gen == gen {
-				r = x
-				return true
-			}
-		}
-		return false
-	})
-	return r
-}
-
-// releaseClosed stops swallowing Close and closes what was swallowed.
-func (d *recDialer) releaseClosed() {
-	d.mu.Lock()
-	d.swallowClose = false
-	conns := d.swallowed
-	d.swallowed = nil
-	d.mu.Unlock()
-	for _, c := range conns {
-		c.Close()
-	}
-}
-
-type recConn struct {
-	messages.Conn
-	d      *recDialer
-	server string
-}
-
-func (c *recConn) Send(op messages.Op) {
-	c.d.mu.Lock()
-	progress, panicTool := c.d.progress, c.d.panicTool
-	c.d.mu.Unlock()
-	if server, tool, _ := strings.Cut(panicTool, "/"); server == c.server && op.Method == "tools/call" && strings.Contains(string(op.Params), `"name":"`+tool+`"`) {
-		panic("test: Conn.Send panics on tool " + panicTool)
-	}
-	if progress && op.Method == "tools/call" {
-		var p map[string]json.RawMessage
-		if json.Unmarshal(op.Params, &p) == nil {
-			p["_meta"] = json.RawMessage(fmt.Sprintf(`{"progressToken":"op-%d"}`, op.ID))
-			op.Params, _ = json.Marshal(p)
-		}
-	}
-	c.Conn.Send(op)
-}
-
-// waitProgress waits until n progress notifications have arrived.
-func (d *recDialer) waitProgress(ctx context.Context, t *testing.T, n int) {
-	t.Helper()
-	until(ctx, t, &d.sig, "a progress notification", func() bool {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		return d.progressed >= n
-	})
-}
-
-func (c *recConn) Close() {
-	c.d.mu.Lock()
-	if c.d.swallowClose {
-		c.d.swallowed = append(c.d.swallowed, c.Conn)
-		c.d.mu.Unlock()
-		return
-	}
-	c.d.mu.Unlock()
-	c.Conn.Close()
 }
 
 // rig is a running mcprt.Runtime over real transports, with a manual clock.
@@ -218,17 +89,19 @@ func startRig(t *testing.T, f *config.File, decorate bool) *rig {
 	return startRigWith(t, f, decorate, mcprt.Options{})
 }
 
-// startRigWith is startRig with more options (their Config, Clock, Rand and
-// Dialer are the rig's).
+// startRigWith is startRig with more options (their Config, and the Clock,
+// Rand and Dialer of their Sim, are the rig's).
 func startRigWith(t *testing.T, f *config.File, decorate bool, opts mcprt.Options) *rig {
 	t.Helper()
 	r := &rig{t: t, ctx: testCtx(t), clk: newTestClock()}
-	opts.Config, opts.Clock, opts.Rand = f, r.clk, clock.NewSeededRand(7)
+	sim := simseam.Get(opts.Sim)
+	opts.Config, sim.Clock, sim.Rand = f, r.clk, clock.NewSeededRand(7)
 	if decorate {
 		r.real = &transports.Dialer{Clock: clock.Real{}}
 		r.dialer = newRecDialer(r.real)
-		opts.Dialer = r.dialer
+		sim.Dialer = r.dialer
 	}
+	opts.Sim = &sim
 	rt, err := mcprt.Start(r.ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +124,7 @@ func (r *rig) close() {
 		return
 	}
 	if r.dialer != nil {
-		r.dialer.releaseClosed()
+		r.dialer.ReleaseClosed()
 	}
 	done := make(chan error, 1)
 	go func() {

@@ -118,13 +118,13 @@ func TestResourcesInFull(t *testing.T) {
 		t.Fatalf("101 items: %d markers", strings.Count(res.Text, "[resource srv: mem://many]"))
 	}
 
-	if res := rt.ReadTemplate(ctx, "srv", "docs", map[string]any{"topic": "go"}); res.IsError || res.Text != "[resource srv: mem://docs/go]\nread mem://docs/go" {
+	if res := rt.RenderTemplate(ctx, "srv", "docs", map[string]any{"topic": "go"}); res.IsError || res.Text != "[resource srv: mem://docs/go]\nread mem://docs/go" {
 		t.Fatalf("ReadTemplate: %q", res.Text)
 	}
-	if res := rt.ReadResource(ctx, "srv", "mem://z"); res.IsError || res.Text != "[resource srv: mem://z]\nread mem://z" {
+	if res := rt.RenderResource(ctx, "srv", "mem://z"); res.IsError || res.Text != "[resource srv: mem://z]\nread mem://z" {
 		t.Fatalf("ReadResource: %q", res.Text)
 	}
-	if res := rt.ReadTemplate(ctx, "srv", "docs", map[string]any{"topic": strings.Repeat("x", 300<<10)}); !res.IsError || !strings.Contains(res.Text, "256 KiB") {
+	if res := rt.RenderTemplate(ctx, "srv", "docs", map[string]any{"topic": strings.Repeat("x", 300<<10)}); !res.IsError || !strings.Contains(res.Text, "256 KiB") {
 		t.Fatalf("300 KiB of template arguments: %q", res.Text[:min(200, len(res.Text))])
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	"github.com/mcprt/mcprt/simseam"
 )
 
 // fakeNpx is an npx on this machine: `npx --yes --package=SPEC -c true`
@@ -55,7 +56,7 @@ func newNpxRig(t *testing.T, settings config.Settings) *npxRig {
 			"npm_config_cache="+filepath.Join(dir, "cache"))}
 	r := &rig{t: t, ctx: testCtx(t), clk: newTestClock()}
 	host := &recHost{}
-	rt, err := mcprt.Start(r.ctx, mcprt.Options{Host: host, Clock: r.clk,
+	rt, err := mcprt.Start(r.ctx, mcprt.Options{Host: host, Sim: &simseam.Seams{Clock: r.clk},
 		Config: &config.File{MCPServers: map[string]config.Server{"fake": srv}, Settings: settings}})
 	if err != nil {
 		t.Fatal(err)

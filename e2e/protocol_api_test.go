@@ -47,7 +47,7 @@ func TestRegisterProtocolRules(t *testing.T) {
 		t.Fatalf("a second owner of the namespace: %v", err)
 	}
 	def.Requests[0] = ts.MethodExamplePoke // the caller's later change has no effect
-	if n := r.dialer.dialCount("ex"); n != 0 {
+	if n := r.dialer.DialCount("ex"); n != 0 {
 		t.Fatalf("registering connected (%d dials)", n)
 	}
 	s, err := p.Connect(r.ctx, "ex")
@@ -109,7 +109,7 @@ func TestDisposeClosesSessionsNotTheConnection(t *testing.T) {
 		}
 		return st0.Leases == 0
 	})
-	if st0.Name != "ex" || st0.State != messages.StateConnected || st0.Generation != 1 || r.dialer.dialCount("ex") != 1 {
+	if st0.Name != "ex" || st0.State != messages.StateConnected || st0.Generation != 1 || r.dialer.DialCount("ex") != 1 {
 		t.Fatalf("the shared connection after Dispose: %+v", st0)
 	}
 	if res := r.exec(r.ctx, `{"tool":"echo","args":{"message":"still here"}}`); res.IsError {

@@ -77,7 +77,7 @@ func TestCacheViewAnswersAsTheRuntime(t *testing.T) {
 		t.Errorf("servers: %v, runtime %v", view.Servers(), rt.Servers())
 	}
 	for _, s := range rt.Servers() {
-		if n := d.dialCount(s); n != 0 {
+		if n := d.DialCount(s); n != 0 {
 			t.Errorf("the runtime connected %s while answering read-only modes", s)
 		}
 	}

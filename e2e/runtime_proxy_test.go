@@ -17,6 +17,7 @@ import (
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 	"github.com/mcprt/mcprt/transports"
 )
 
@@ -57,7 +58,7 @@ func startWithCache(t *testing.T, f *config.File, agentDir string, host mcprt.Ho
 	t.Helper()
 	real := &transports.Dialer{Clock: clock.Real{}}
 	d := newRecDialer(real)
-	rt, err := mcprt.Start(testCtx(t), mcprt.Options{Config: f, AgentDir: agentDir, Dialer: d, Host: host, HostTools: hostTools, Rand: clock.NewSeededRand(3)})
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{Config: f, AgentDir: agentDir, Sim: &simseam.Seams{Dialer: d, Rand: clock.NewSeededRand(3)}, Host: host, HostTools: hostTools})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +104,8 @@ func TestDirectToolsFromTheCache(t *testing.T) {
 	if got := toolNames(rt.Tools()); strings.Contains(" "+got+" ", " mcp ") || !strings.HasPrefix(got, "t_add t_big") {
 		t.Fatalf("after the background listing: %.80s", got)
 	}
-	if d.dialCount("t") != 1 {
-		t.Fatalf("%d dials for the background listing", d.dialCount("t"))
+	if d.DialCount("t") != 1 {
+		t.Fatalf("%d dials for the background listing", d.DialCount("t"))
 	}
 	if !strings.Contains(host.all(), "direct tools are registered; each costs prompt tokens") {
 		t.Fatalf("no warning for 75+ direct tools: %s", host.all())
@@ -123,7 +124,7 @@ func TestDirectToolsFromTheCache(t *testing.T) {
 	if s := snap.Servers[0]; s.Status != "cached" || s.ToolCount < 80 || snap.TotalTools != s.ToolCount {
 		t.Fatalf("status from the cache: %+v", snap)
 	}
-	if d2.dialCount("t") != 0 {
+	if d2.DialCount("t") != 0 {
 		t.Fatal("registering direct tools from the cache connected the server")
 	}
 }
@@ -224,8 +225,8 @@ func TestListChangedSignalsTheHost(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no tools-changed signal after list_changed")
 	}
-	if d.dialCount("t") != 1 {
-		t.Fatalf("%d dials", d.dialCount("t"))
+	if d.DialCount("t") != 1 {
+		t.Fatalf("%d dials", d.DialCount("t"))
 	}
 }
 
@@ -242,7 +243,7 @@ func TestAuthAndDisabledServers(t *testing.T) {
 	if res := r.exec(r.ctx, `{"tool":"locked_echo"}`); res.ErrorCode() != "auth_required" || !strings.Contains(res.Text, "HTTP 401") {
 		t.Errorf("a call within the failure memory: %q", res.Text)
 	}
-	if n := r.dialer.dialCount("locked"); n != 1 {
+	if n := r.dialer.DialCount("locked"); n != 1 {
 		t.Errorf("the remembered failure dialed again (%d dials)", n)
 	}
 	for _, args := range []string{`{"server":"off"}`, `{"connect":"off"}`, `{"tool":"off_echo"}`, `{"search":"","server":"off"}`} {
@@ -266,7 +267,7 @@ func TestAuthAndDisabledServers(t *testing.T) {
 	if s := byName["off"]; s.Status != "disabled" || !s.Disabled || snap.DisabledCount != 1 || snap.ConnectedCount != 1 {
 		t.Errorf("off: %+v in %+v", s, snap)
 	}
-	if n := r.dialer.dialCount("off"); n != 0 {
+	if n := r.dialer.DialCount("off"); n != 0 {
 		t.Errorf("the disabled server was dialled %d times", n)
 	}
 }

@@ -40,7 +40,7 @@ func TestSessionLossRecovers(t *testing.T) {
 	if !strings.Contains(res.Text, "lost the session") {
 		t.Errorf("error %q does not say the session was lost", res.Text)
 	}
-	if n := r.dialer.dialCount("everything"); n != 1 {
+	if n := r.dialer.DialCount("everything"); n != 1 {
 		t.Errorf("%d dials before the next call; the failed call must not be retried on a new session", n)
 	}
 	wantOK(t, r.exec(r.ctx, fmt.Sprintf(call, "after")), "Echo: after")

@@ -16,9 +16,7 @@ func TestRuntimeConnectRevivesADownServer(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]config.Server{"frail": selfServer(t, ""), "sturdy": selfServer(t, "")}, true)
 	wantOK(t, r.exec(r.ctx, `{"tool":"frail_echo","args":{"message":"up"}}`), "echo: up")
-	r.dialer.mu.Lock()
-	r.dialer.panicTool = "frail/add"
-	r.dialer.mu.Unlock()
+	r.dialer.PanicOn("frail/add")
 	for i, delay := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond, 0} {
 		mark := r.clk.Mark()
 		ch := r.start(r.ctx, `{"tool":"frail_add","args":{"a":1,"b":1}}`)
@@ -31,19 +29,17 @@ func TestRuntimeConnectRevivesADownServer(t *testing.T) {
 			t.Fatalf("after crash %d: %+v", i+1, st)
 		}
 	}
-	dials := r.dialer.dialCount("frail")
+	dials := r.dialer.DialCount("frail")
 	if res := r.exec(r.ctx, `{}`); !strings.Contains(res.Text, "✗ frail (down after repeated crashes)") {
 		t.Fatalf("status: %q", res.Text)
 	}
 	wantError(t, r.exec(r.ctx, `{"tool":"frail_echo","args":{"message":"x"}}`), "server_failed", "frail")
-	if r.dialer.dialCount("frail") != dials {
+	if r.dialer.DialCount("frail") != dials {
 		t.Fatal("a call connected a server kept down")
 	}
 	wantOK(t, r.exec(r.ctx, `{"tool":"sturdy_add","args":{"a":2,"b":3}}`), "5")
 
-	r.dialer.mu.Lock()
-	r.dialer.panicTool = ""
-	r.dialer.mu.Unlock()
+	r.dialer.PanicOn("")
 	if _, err := r.rt.Connect(r.ctx, "frail", false); err != nil {
 		t.Fatalf("Runtime.Connect: %v", err)
 	}
@@ -62,14 +58,10 @@ func TestRuntimeConnectRevivesADownServer(t *testing.T) {
 func TestCloseDoesNotWaitForARestartDelay(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]config.Server{"frail": selfServer(t, "")}, true)
-	r.dialer.mu.Lock()
-	r.dialer.progress = true
-	r.dialer.mu.Unlock()
+	r.dialer.SetProgress(true)
 	inflight := r.start(r.ctx, `{"tool":"frail_hang"}`)
-	r.dialer.waitProgress(r.ctx, t, 1)
-	r.dialer.mu.Lock()
-	r.dialer.panicTool = "frail/add"
-	r.dialer.mu.Unlock()
+	r.dialer.WaitProgress(r.ctx, t, 1)
+	r.dialer.PanicOn("frail/add")
 	mark := r.clk.Mark()
 	wantError(t, r.exec(r.ctx, `{"tool":"frail_add","args":{"a":1,"b":1}}`), "internal_error", "frail")
 	r.clk.WaitArmed(r.ctx, t, mark, 100*time.Millisecond) // the restart waits for the clock, which stands still

@@ -60,6 +60,10 @@ type Request struct {
 	Gen uint64
 	// Stream makes the request a stream (see StreamSpec); only with Gen.
 	Stream *StreamSpec
+	// Assist, when set, is the waiting caller's goroutine, lent to the
+	// port for the request's blocking work (see Assist); it travels to the
+	// Op of the request's first send.
+	Assist *Assist
 }
 
 // Reply answers a Request.

@@ -124,6 +124,10 @@ type Op struct {
 	// Stream, when set, makes the request a stream: its correlated
 	// notifications go to Stream.Sink (see StreamSpec) until its OpResult.
 	Stream *StreamSpec
+	// Assist, when set, is a caller waiting for this request that will run
+	// the request's blocking work if the port offers it (see Assist); a
+	// port may ignore it.
+	Assist *Assist
 }
 
 // OpResult is the outcome of one Op.

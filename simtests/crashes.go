@@ -10,7 +10,7 @@ import (
 
 // The crash fault (issue 14): the campaign arms a crash of one actor kind,
 // chosen by the seed, through the runtime's crash-injection seam
-// (mcprt.Options.InjectCrash); the next ordinary message an actor of that
+// (mcprt.Options.Sim.InjectCrash); the next ordinary message an actor of that
 // kind takes panics, as a bug would. The crash policy handles it
 // (docs/architecture.md, "Supervision") and the invariants must hold
 // through it: nothing delivered twice, every event delivered or counted,

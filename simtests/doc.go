@@ -1,6 +1,8 @@
 // Package simtests runs the real runtime, started through mcprt.Start, on
 // simulated seams, and replays every run exactly from a seed.
 //
+// # Seams
+//
 // The four seams of mcprt.Options are all simulated:
 //
 //   - Dispatcher: a [Dispatcher] that never runs anything by itself. It
@@ -16,15 +18,23 @@
 //     with latency and faults drawn from the seed or armed by a scenario
 //     file.
 //
+// # Traces and scenarios
+//
 // Everything that happens is appended to one trace with virtual timestamps:
 // every frame crossing the connection port, every runtime timer firing,
 // every simulated server's state change, every host result and every
 // wakeup. The same seed gives a byte-identical trace; TestSim runs each
-// seed's plain campaign and its events campaign, each twice, and compares. TestScenarios walks testdata/*.txt, small scripts in the
+// seed's plain campaign and its events campaign, each twice, and
+// compares. TestScenarios walks testdata/*.txt, small scripts in the
 // command language documented in docs/simulation.md, each command followed
-// by the trace it must produce.
+// by the trace it must produce. The commands are defined in one file per
+// kind: commands.go (servers, host calls, time, faults), commands_proto.go
+// (protocol sessions, streams, observers) and commands_events.go (events
+// subscriptions and the events server's faults).
 //
-// Concurrency contract. The test goroutine is the only one that runs
+// # Concurrency contract
+//
+// The test goroutine is the only one that runs
 // activations, fires timers and delivers port outcomes. Host calls block, so
 // each runs on its own goroutine, started one at a time with synctest.Wait
 // in between, and the loop waits (synctest.Wait) for host goroutines to

@@ -12,7 +12,7 @@ import (
 // The events server's misbehaviour, on every acknowledged stream of one
 // event type of one server: duplicates, gaps, upstream errors,
 // terminations, stalls, malformed frames and stream ends. Scenario
-// commands (events_commands.go) and the campaign (campaign_events.go)
+// commands (commands_events.go) and the campaign (campaign_events.go)
 // both call these.
 
 // evDup resends the last n retained events (duplicates the client must

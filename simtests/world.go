@@ -12,6 +12,7 @@ import (
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/simseam"
 )
 
 // Limits that turn a runaway simulation into an error instead of a hang.
@@ -89,7 +90,7 @@ func (w *World) Start() error {
 	}
 	rt, err := mcprt.Start(context.Background(), mcprt.Options{
 		Config: cfg, Host: w.Host, ClientName: "mcprt-sim", ClientVersion: "0",
-		Clock: simClock{w}, Rand: w.Rand, Dispatcher: w.Disp, Dialer: w, InjectCrash: w.injectCrash,
+		Sim: &simseam.Seams{Clock: simClock{w}, Rand: w.Rand, Dispatcher: w.Disp, Dialer: w, InjectCrash: w.injectCrash},
 	})
 	if err != nil {
 		return err

@@ -22,9 +22,15 @@ const (
 	TimerHealth
 	// TimerReconnect starts a keep-alive reconnect attempt.
 	TimerReconnect
+	// TimerStartup bounds a dial through its handshake (a Server's; its
+	// token is the generation dialed).
+	TimerStartup
+	// TimerDeadline expires the operations past their deadline (a
+	// Server's; see deadlines).
+	TimerDeadline
 )
 
-var timerNames = [...]string{TimerIdle: "idle", TimerHealth: "health", TimerReconnect: "reconnect"}
+var timerNames = [...]string{TimerIdle: "idle", TimerHealth: "health", TimerReconnect: "reconnect", TimerStartup: "startup", TimerDeadline: "deadline"}
 
 func (k TimerKind) String() string {
 	if k <= 0 || int(k) >= len(timerNames) {

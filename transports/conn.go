@@ -2,6 +2,7 @@ package transports
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -80,6 +81,7 @@ type conn struct {
 }
 
 type opState struct {
+	ctx     context.Context // ends when the request is given up or the connection ends
 	cancel  context.CancelFunc
 	aborted bool // guarded by conn.mu
 	reqID   mcp.RequestId
@@ -90,6 +92,11 @@ type opState struct {
 	sent func()
 	// completed: the outcome has been reported (see complete).
 	completed atomic.Bool
+
+	// 2026-07-28 multi round-trip requests (mrtr.go): the rounds so far
+	// (guarded by conn.mu) and the original params every retry starts from.
+	rounds int
+	orig   json.RawMessage
 
 	// stdio and sockets only (see startLine):
 	key     string     // reqID as the line codec keys it
@@ -114,34 +121,9 @@ func newConn(d *Dialer, req messages.DialRequest, sink messages.Sink, dialCtx co
 		ops: make(map[messages.OpID]*opState), work: make(chan func()),
 	}
 	c.sess.caps = d.Capabilities
+	c.sess.logLevel = req.Endpoint.LogLevel
 	c.sreq = &serverRequests{server: req.Server, gen: req.Gen, handler: d.ServerRequests, ctx: ctx, spawn: c.spawnOp, answer: c.answerServer}
 	return c
-}
-
-// spawnOp runs f on a goroutine counted with the connection's operations
-// (ConnClosed waits for it); false when the connection is closing.
-func (c *conn) spawnOp(f func()) bool {
-	c.mu.Lock()
-	if c.closing {
-		c.mu.Unlock()
-		return false
-	}
-	c.opsWG.Add(1)
-	c.mu.Unlock()
-	c.d.spawn(func() {
-		defer c.opsWG.Done()
-		f()
-	})
-	return true
-}
-
-// answerServer sends the response to a server's request the transport's
-// way: a line on stdio and sockets, a POST on HTTP.
-func (c *conn) answerServer(ctx context.Context, frame []byte) error {
-	if c.lc != nil {
-		return c.lc.writeFrame(frame)
-	}
-	return c.postAnswer(ctx, frame)
 }
 
 // Send starts one request on a worker goroutine of the connection.
@@ -154,7 +136,7 @@ func (c *conn) Send(op messages.Op) {
 		return
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
-	st := &opState{cancel: cancel, reqID: c.ids.forOp(op.ID)}
+	st := &opState{ctx: ctx, cancel: cancel, reqID: c.ids.forOp(op.ID)}
 	if uint64(op.ID) > c.maxOp.Load() {
 		c.maxOp.Store(uint64(op.ID)) // under mu: Sends are ordered
 	}
@@ -168,15 +150,23 @@ func (c *conn) Send(op messages.Op) {
 		c.startLine(op, st)
 		return
 	}
-	c.dispatch(func() {
+	job := func() {
 		defer c.recoverOp(op, st, "request worker")
 		c.complete(op, st, c.run(ctx, op, st))
-	})
+	}
+	// The waiting caller runs the exchange on its own goroutine when it
+	// can (messages.Assist), else a worker of the connection does.
+	if !op.Assist.Offer(job, func() { c.dispatch(job) }) {
+		c.dispatch(job)
+	}
 }
 
 // complete reports a request's outcome and forgets it; only its first
 // outcome counts.
 func (c *conn) complete(op messages.Op, st *opState, res messages.OpResult) {
+	if c.sess.modern && res.Err == nil && mrtrMethods[op.Method] && c.inputRound(op, st, &res) {
+		return // answered input_required: the retry completes it
+	}
 	if !st.completed.CompareAndSwap(false, true) {
 		return
 	}

@@ -30,7 +30,10 @@ func (c *conn) Cancel(id messages.OpID) {
 		return
 	}
 	if !written {
-		return // startLine finishes it once the write is done
+		// startLine finishes it once the write is done; a request waiting
+		// on its inputs (mrtr.go) stops waiting.
+		st.cancel()
+		return
 	}
 	if c.lc.abandon(st.key) {
 		c.complete(opFor(id), st, messages.OpResult{Server: c.server, Gen: c.gen, ID: id, Err: messages.Errorf(messages.KindAborted, c.server, "cancelled")})
@@ -69,8 +72,13 @@ func (c *conn) background(f func()) {
 	})
 }
 
-// Notify sends a notification on its own goroutine.
+// Notify sends a notification on its own goroutine. On 2026-07-28
+// connections notifications/roots/list_changed does not exist (a server
+// asks for the roots within each request that needs them) and is dropped.
 func (c *conn) Notify(method string, params json.RawMessage) {
+	if c.sess.modern && method == string(mcp.MethodNotificationRootsListChanged) {
+		return
+	}
 	var fields map[string]any
 	if len(params) > 0 && json.Unmarshal(params, &fields) != nil {
 		return

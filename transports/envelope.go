@@ -16,7 +16,14 @@ type session struct {
 	client  mcp.Implementation
 	// caps is the client capabilities object (Dialer.Capabilities).
 	caps json.RawMessage
+	// logLevel, on 2026-07-28, goes with every request
+	// (io.modelcontextprotocol/logLevel), which replaces logging/setLevel;
+	// without it the server sends no log messages.
+	logLevel string
 }
+
+// metaKeyLogLevel is the 2026-07-28 request _meta key for the log level.
+const metaKeyLogLevel = "io.modelcontextprotocol/logLevel"
 
 // capabilities returns what the client declares: {} when the host gave no
 // hooks.
@@ -25,6 +32,22 @@ func (s *session) capabilities() json.RawMessage {
 		return json.RawMessage(`{}`)
 	}
 	return s.caps
+}
+
+// modernCapabilities turns the 2025-11-25 capabilities object into its
+// 2026-07-28 form: roots is an empty object (notifications/roots/list_changed
+// is gone, so listChanged is not declared).
+func modernCapabilities(caps json.RawMessage) json.RawMessage {
+	fields := map[string]json.RawMessage{}
+	if json.Unmarshal(caps, &fields) != nil {
+		return caps
+	}
+	if _, ok := fields["roots"]; !ok {
+		return caps
+	}
+	fields["roots"] = json.RawMessage(`{}`)
+	out, _ := json.Marshal(fields)
+	return out
 }
 
 // prepare returns the params and HTTP headers to send for a request. On
@@ -51,6 +74,9 @@ func (s *session) prepare(method string, params json.RawMessage) (json.RawMessag
 	meta[mcp.MetaKeyProtocolVersion], _ = json.Marshal(s.version)
 	meta[mcp.MetaKeyClientCapabilities] = s.capabilities()
 	meta[mcp.MetaKeyClientInfo], _ = json.Marshal(s.client)
+	if s.logLevel != "" {
+		meta[metaKeyLogLevel], _ = json.Marshal(s.logLevel)
+	}
 	fields["_meta"], _ = json.Marshal(meta)
 	out, err := json.Marshal(fields)
 	if err != nil {

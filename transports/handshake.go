@@ -47,10 +47,16 @@ func initialize(ctx context.Context, tr transport.Interface, ids *idSource, s *s
 		"capabilities":    s.capabilities(),
 		"clientInfo":      s.client,
 	})
-	resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{
+	probe := &initProbe{}
+	resp, err := tr.SendRequest(withInitProbe(ctx, probe), transport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION, ID: ids.next(), Method: string(mcp.MethodInitialize), Params: json.RawMessage(params),
 	})
 	if err != nil {
+		if code, msg, ok := probe.refusal(); ok {
+			// A 4xx whose body is a JSON-RPC error: a server that refuses
+			// initialize, not a legacy HTTP+SSE one (initprobe.go).
+			return messages.ServerInfo{}, fmt.Errorf("%w: initialize: %s (code %d)", errRefused, msg, code)
+		}
 		return messages.ServerInfo{}, err
 	}
 	if resp.Error != nil {
@@ -83,6 +89,7 @@ func initialize(ctx context.Context, tr transport.Interface, ids *idSource, s *s
 
 func discover(ctx context.Context, tr transport.Interface, ids *idSource, s *session) (messages.ServerInfo, error) {
 	s.version, s.modern = messages.Protocol20260728, true
+	s.caps = modernCapabilities(s.caps)
 	h, isHTTP := tr.(transport.HTTPConnection)
 	if isHTTP {
 		h.SetProtocolVersion(s.version)

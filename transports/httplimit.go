@@ -64,6 +64,7 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (resp *http.Response, er
 	if slot, ok := req.Context().Value(statusKey{}).(*statusSlot); ok {
 		slot.status.Store(int32(resp.StatusCode))
 	}
+	probeRefusal(req, resp)
 	slot, _ := req.Context().Value(statusKey{}).(*statusSlot)
 	if slot != nil && slot.sent != nil {
 		slot.sent() // the request is out: its response has begun

@@ -12,9 +12,10 @@ import (
 
 // setLogLevel sends logging/setLevel when the endpoint asks for a level and
 // the server offers logging; a refusal is only logged (the connection
-// works without it).
+// works without it). On 2026-07-28 logging/setLevel is gone: the level
+// goes with every request instead (envelope.go).
 func (c *conn) setLogLevel(ctx context.Context, info messages.ServerInfo) {
-	if c.endpoint.LogLevel == "" {
+	if c.endpoint.LogLevel == "" || c.sess.modern {
 		return
 	}
 	var caps struct {

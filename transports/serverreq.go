@@ -34,6 +34,28 @@ type serverRequests struct {
 	mu sync.Mutex
 	// pending maps a request's raw id to its cancel; guarded by mu.
 	pending map[string]context.CancelFunc
+	// reserved counts the input requests of 2026-07-28 calls being
+	// answered (mrtr.go); they share the bound; guarded by mu.
+	reserved int
+}
+
+// reserve takes n places among the requests waiting for an answer; false
+// when that would pass messages.MaxPendingServerRequests.
+func (s *serverRequests) reserve(n int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending)+s.reserved+n > messages.MaxPendingServerRequests {
+		return false
+	}
+	s.reserved += n
+	return true
+}
+
+// release gives back n places taken by reserve.
+func (s *serverRequests) release(n int) {
+	s.mu.Lock()
+	s.reserved -= n
+	s.mu.Unlock()
 }
 
 // serve starts answering one request; it never blocks.
@@ -52,7 +74,7 @@ func (s *serverRequests) serve(id json.RawMessage, method string, params json.Ra
 	key := string(id)
 	s.mu.Lock()
 	_, dup := s.pending[key]
-	full := len(s.pending) >= messages.MaxPendingServerRequests
+	full := len(s.pending)+s.reserved >= messages.MaxPendingServerRequests
 	var ctx context.Context
 	var cancel context.CancelFunc
 	if !dup && !full {
@@ -141,4 +163,30 @@ func encodeResponse(id json.RawMessage, member string, body []byte) []byte {
 	b = append(b, `":`...)
 	b = append(b, body...)
 	return append(b, '}')
+}
+
+// spawnOp runs f on a goroutine counted with the connection's operations
+// (ConnClosed waits for it); false when the connection is closing.
+func (c *conn) spawnOp(f func()) bool {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return false
+	}
+	c.opsWG.Add(1)
+	c.mu.Unlock()
+	c.d.spawn(func() {
+		defer c.opsWG.Done()
+		f()
+	})
+	return true
+}
+
+// answerServer sends the response to a server's request the transport's
+// way: a line on stdio and sockets, a POST on HTTP.
+func (c *conn) answerServer(ctx context.Context, frame []byte) error {
+	if c.lc != nil {
+		return c.lc.writeFrame(frame)
+	}
+	return c.postAnswer(ctx, frame)
 }

@@ -212,7 +212,7 @@ func TestDemo(t *testing.T) {
 	if o.code != 0 {
 		t.Fatalf("demo exit %d: %s", o.code, o.stderr)
 	}
-	for _, want := range []string{"echo: hello, MCP", "42", "Hello from a file", "tool_not_found", "✓ demo (6 tools)",
+	for _, want := range []string{"echo: hello, MCP", "42", "Hello from a file", "tool_not_found", "✓ demo (7 tools)",
 		"fs.changed", "external data, not instructions", `"status":"reconnecting"`, "every file told once", `{"stopped":true}`} {
 		if !strings.Contains(o.stdout+o.stderr, want) && !(want == "tool_not_found" && strings.Contains(o.stdout, "no configured server offers")) {
 			t.Fatalf("demo output lacks %q:\n%s", want, o.stdout)

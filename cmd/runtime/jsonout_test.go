@@ -72,7 +72,7 @@ var camel = regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`)
 // opaque are the members whose keys are data (a server's schemas and
 // arguments, configuration field and setting names), not the CLI's format.
 var opaque = map[string]bool{"inputSchema": true, "outputSchema": true, "payloadSchema": true, "arguments": true,
-	"structuredContent": true, "data": true, "config": true, "settings": true, "sources": true, "settingsSources": true, "properties": true}
+	"structuredContent": true, "data": true, "_meta": true, "config": true, "settings": true, "sources": true, "settingsSources": true, "properties": true}
 
 // camelKeys reports every object key of v outside the opaque members that
 // is not camelCase.
@@ -80,7 +80,7 @@ func camelKeys(v any, at string, bad *[]string) {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, child := range x {
-			if !camel.MatchString(k) {
+			if !camel.MatchString(k) && k != "_meta" { // MCP's own member
 				*bad = append(*bad, at+"."+k)
 			}
 			if !opaque[k] {
@@ -117,7 +117,7 @@ func TestEveryCommandHasACamelCaseJSONSchema(t *testing.T) {
 			case map[string]any:
 				if props, ok := x["properties"].(map[string]any); ok {
 					for k := range props {
-						if !camel.MatchString(k) {
+						if !camel.MatchString(k) && k != "_meta" { // MCP's own member
 							t.Errorf("%s: property %q is not camelCase", f, k)
 						}
 					}

@@ -61,6 +61,8 @@ type session struct {
 	// inFlight maps a compacted id to its call's cancel function; guarded
 	// by mu.
 	inFlight map[string]context.CancelFunc
+	// subs are the host's typed subscriptions by id; guarded by mu.
+	subs map[string]*mcprt.Subscription
 }
 
 // runSession serves the sidecar protocol until stdin ends (or the process
@@ -79,7 +81,7 @@ func (g *globals) runSession(ctx context.Context, stdin io.Reader) error {
 		out.close()
 		return usage("%s", err.Error())
 	}
-	s := &session{rt: rt, out: out, ctx: ctx, inFlight: map[string]context.CancelFunc{}}
+	s := &session{rt: rt, out: out, ctx: ctx, inFlight: map[string]context.CancelFunc{}, subs: map[string]*mcprt.Subscription{}}
 	out.send(map[string]any{"hello": map[string]any{
 		"protocol": sessionProtocol, "version": sessionVersion, "runtime": mcprt.Version, "tools": toolDefs(rt.Tools()),
 	}})
@@ -220,7 +222,7 @@ func (s *session) handle(line []byte) {
 			return
 		}
 		s.start(id, key, func(ctx context.Context) any {
-			res, err := m(ctx, s.rt, req.Params)
+			res, err := m(ctx, s, req.Params)
 			if err != nil {
 				return errorLine(id, err)
 			}

@@ -6,28 +6,37 @@ import (
 	"errors"
 	"fmt"
 
-	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/messages"
 )
 
 // sessionMethod answers one {"id", "method", "params"} line of the sidecar
 // protocol from the embedding API.
-type sessionMethod func(ctx context.Context, rt *mcprt.Runtime, params json.RawMessage) (any, error)
+type sessionMethod func(ctx context.Context, s *session, params json.RawMessage) (any, error)
 
 // sessionMethods is the sidecar's typed API (docs/sidecar.md lists each
 // method's params and result).
-var sessionMethods = map[string]sessionMethod{
+var sessionMethods map[string]sessionMethod
+
+func init() {
+	sessionMethods = baseMethods
+	for name, m := range catalogMethods {
+		sessionMethods[name] = m
+	}
+}
+
+// baseMethods are the status, tools, calls and prompts.
+var baseMethods = map[string]sessionMethod{
 	// status is the same snapshot the {"status": ...} lines carry.
-	"status": func(_ context.Context, rt *mcprt.Runtime, _ json.RawMessage) (any, error) {
-		return rt.Status(), nil
+	"status": func(_ context.Context, s *session, _ json.RawMessage) (any, error) {
+		return s.rt.Status(), nil
 	},
-	"servers": func(_ context.Context, rt *mcprt.Runtime, _ json.RawMessage) (any, error) {
-		return rt.Servers(), nil
+	"servers": func(_ context.Context, s *session, _ json.RawMessage) (any, error) {
+		return s.rt.Servers(), nil
 	},
-	"tools": func(_ context.Context, rt *mcprt.Runtime, _ json.RawMessage) (any, error) {
-		return toolDefs(rt.Tools()), nil
+	"tools": func(_ context.Context, s *session, _ json.RawMessage) (any, error) {
+		return toolDefs(s.rt.Tools()), nil
 	},
-	"connect": func(ctx context.Context, rt *mcprt.Runtime, params json.RawMessage) (any, error) {
+	"connect": func(ctx context.Context, s *session, params json.RawMessage) (any, error) {
 		var p struct {
 			Server string `json:"server"`
 			Fresh  bool   `json:"fresh"`
@@ -38,13 +47,13 @@ var sessionMethods = map[string]sessionMethod{
 		if p.Server == "" {
 			return nil, messages.Errorf(messages.KindInvalidArgs, "", `connect needs params {"server": NAME}`)
 		}
-		info, err := rt.Connect(ctx, p.Server, p.Fresh)
+		info, err := s.rt.Connect(ctx, p.Server, p.Fresh)
 		if err != nil {
 			return nil, err
 		}
 		return map[string]any{"server": p.Server, "name": info.Name, "version": info.Version}, nil
 	},
-	"callTool": func(ctx context.Context, rt *mcprt.Runtime, params json.RawMessage) (any, error) {
+	"callTool": func(ctx context.Context, s *session, params json.RawMessage) (any, error) {
 		var p struct {
 			Server    string         `json:"server"`
 			Tool      string         `json:"tool"`
@@ -56,7 +65,7 @@ var sessionMethods = map[string]sessionMethod{
 		if p.Server == "" || p.Tool == "" {
 			return nil, messages.Errorf(messages.KindInvalidArgs, "", `callTool needs params {"server": NAME, "tool": NAME}`)
 		}
-		res, err := rt.CallTool(ctx, p.Server, p.Tool, p.Arguments)
+		res, err := s.rt.CallTool(ctx, p.Server, p.Tool, p.Arguments)
 		if err != nil {
 			return nil, err
 		}
@@ -70,27 +79,27 @@ var sessionMethods = map[string]sessionMethod{
 		}
 		return out, nil
 	},
-	"serverTools": func(_ context.Context, rt *mcprt.Runtime, params json.RawMessage) (any, error) {
+	"serverTools": func(_ context.Context, s *session, params json.RawMessage) (any, error) {
 		var p struct {
 			Server string `json:"server"`
 		}
 		if err := decodeParams(params, &p); err != nil {
 			return nil, err
 		}
-		tools, ok := rt.ServerTools(p.Server)
+		tools, ok := s.rt.ServerTools(p.Server)
 		if !ok {
 			return nil, messages.Errorf(messages.KindInvalidArgs, p.Server, "the tools of %q are not listed yet (connect it first)", p.Server)
 		}
 		return tools, nil
 	},
-	"prompts": func(_ context.Context, rt *mcprt.Runtime, _ json.RawMessage) (any, error) {
+	"prompts": func(_ context.Context, s *session, _ json.RawMessage) (any, error) {
 		out := []map[string]any{}
-		for _, p := range rt.Prompts() {
+		for _, p := range s.rt.Prompts() {
 			out = append(out, map[string]any{"server": p.Server, "name": p.Name, "description": p.Description, "arguments": p.Arguments})
 		}
 		return out, nil
 	},
-	"getPrompt": func(ctx context.Context, rt *mcprt.Runtime, params json.RawMessage) (any, error) {
+	"getPrompt": func(ctx context.Context, s *session, params json.RawMessage) (any, error) {
 		var p struct {
 			Server    string            `json:"server"`
 			Name      string            `json:"name"`
@@ -99,7 +108,7 @@ var sessionMethods = map[string]sessionMethod{
 		if err := decodeParams(params, &p); err != nil {
 			return nil, err
 		}
-		res, err := rt.GetPrompt(ctx, p.Server, p.Name, p.Arguments)
+		res, err := s.rt.GetPrompt(ctx, p.Server, p.Name, p.Arguments)
 		if err != nil {
 			return nil, err
 		}

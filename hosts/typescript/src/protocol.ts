@@ -108,6 +108,62 @@ export interface ConnectResult {
   version: string;
 }
 
+/** A resource of a server's catalog. */
+export interface ResourceInfo {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  _meta?: Record<string, unknown>;
+}
+
+/** A resource template of a server's catalog. */
+export interface TemplateInfo {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  _meta?: Record<string, unknown>;
+}
+
+/** One item of a read resource, as the server sent it. */
+export interface ResourceContents {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  /** base64 */
+  blob?: string;
+  _meta?: Record<string, unknown>;
+}
+
+/** An event of a subscription made with `subscribe` (for the host, not the model). */
+export interface SubscriptionEvent {
+  subscription: string;
+  server: string;
+  name: string;
+  /** The server's eventId. */
+  id: string;
+  timestamp: string;
+  /** Resumes after this event (subscribe's `cursor`). */
+  cursor: string;
+  data: unknown;
+  replayTruncated?: true;
+}
+
+/** A state change of a subscription made with `subscribe`. */
+export interface SubscriptionStatus {
+  subscription: string;
+  server: string;
+  name: string;
+  state: "opening" | "active" | "reconnecting" | "stopped" | "ended" | "failed";
+  cursor: string;
+  truncated?: true;
+  error?: string;
+  endReason?: string;
+}
+
 /** The typed API: each method's params and result. */
 export interface Methods {
   status: { params: Record<string, never>; result: StatusSnapshot };
@@ -119,6 +175,23 @@ export interface Methods {
     params: { server: string; name: string; arguments?: Record<string, string> };
     result: PromptResult;
   };
+  callTool: {
+    params: { server: string; tool: string; arguments?: Record<string, unknown> };
+    result: { content: unknown[]; isError: boolean; structuredContent?: unknown };
+  };
+  serverTools: { params: { server: string }; result: Record<string, unknown>[] };
+  serverResources: { params: { server: string }; result: ResourceInfo[] };
+  serverTemplates: { params: { server: string }; result: TemplateInfo[] };
+  serverPrompts: { params: { server: string }; result: (PromptInfo & { _meta?: Record<string, unknown> })[] };
+  readResource: {
+    params: { server: string; uri: string } | { server: string; template: string; arguments?: Record<string, unknown> };
+    result: { contents: ResourceContents[] };
+  };
+  subscribe: {
+    params: { server: string; event: string; arguments?: Record<string, unknown>; cursor?: string };
+    result: { subscription: string; cursor: string };
+  };
+  unsubscribe: { params: { subscription: string }; result: { stopped: true } };
 }
 
 /** A method of the typed API. */
@@ -138,4 +211,6 @@ export type OutputLine =
   | { deliver: Delivery }
   | { notice: Notice }
   | { status: StatusSnapshot }
-  | { toolsChanged: ToolDef[] };
+  | { toolsChanged: ToolDef[] }
+  | { event: SubscriptionEvent }
+  | { subscriptionStatus: SubscriptionStatus };

@@ -6,6 +6,8 @@ import {
   PROTOCOL,
   PROTOCOL_VERSION,
   type Delivery,
+  type SubscriptionEvent,
+  type SubscriptionStatus,
   type Hello,
   type MethodName,
   type Methods,
@@ -59,6 +61,10 @@ export interface SessionEvents {
   status: (s: StatusSnapshot) => void;
   /** The tool set changed: register these instead. */
   toolsChanged: (tools: ToolDef[]) => void;
+  /** An event of a subscription the host made with `subscribe`. */
+  event: (e: SubscriptionEvent) => void;
+  /** A state change of such a subscription. */
+  subscriptionStatus: (s: SubscriptionStatus) => void;
   /** An error line about no request in flight (an unreadable line, a late cancel). */
   protocolError: (e: SidecarError) => void;
   /** The sidecar process ended (exit code, or null with the signal). */
@@ -79,7 +85,7 @@ export class Session {
   private readonly child: ChildProcess;
   private readonly pending = new Map<number, Pending>();
   private readonly listeners: Listeners = {
-    deliver: [], notice: [], status: [], toolsChanged: [], protocolError: [], exit: [],
+    deliver: [], notice: [], status: [], toolsChanged: [], event: [], subscriptionStatus: [], protocolError: [], exit: [],
   };
   private nextId = 1;
   private currentTools: ToolDef[];
@@ -266,6 +272,8 @@ export class Session {
     const m = msg as Record<string, unknown>;
     if ("deliver" in m) return this.emit("deliver", m.deliver as Delivery);
     if ("notice" in m) return this.emit("notice", m.notice as Notice);
+    if ("event" in m) return this.emit("event", m.event as SubscriptionEvent);
+    if ("subscriptionStatus" in m) return this.emit("subscriptionStatus", m.subscriptionStatus as SubscriptionStatus);
     if ("status" in m) {
       this.lastStatus = m.status as StatusSnapshot;
       return this.emit("status", this.lastStatus);

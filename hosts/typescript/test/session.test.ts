@@ -2,7 +2,7 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { Session, SidecarError, type Delivery, type ToolDef, type StatusSnapshot } from "../src/index.js";
+import { Session, SidecarError, type Delivery, type ToolDef, type StatusSnapshot, type SubscriptionEvent } from "../src/index.js";
 import { runtimeBinary, tempDir, waitFor, writeConfig } from "./helpers.js";
 
 let bin: string;
@@ -92,7 +92,9 @@ test("status and toolsChanged are pushed when they change", async () => {
     const changed = waitFor<ToolDef[]>("a tool set naming the demo's tools", (cb) => {
       s.on("toolsChanged", cb);
       return () => s.off("toolsChanged", cb);
-    }, (ts) => ts.some((t) => t.name === "mcp" && /demo \(\d+ tools\)/.test(t.description)));
+    // The demo's whole catalog: its 6 tools and the tool reading its
+    // resource (a listing may be pushed in parts before it).
+    }, (ts) => ts.some((t) => t.name === "mcp" && /demo \(7 tools\)/.test(t.description)));
     await s.connect("demo");
     await connected;
     const tools = await changed;
@@ -213,4 +215,32 @@ test("close answers the calls in flight, then exits 0; later calls reject", asyn
   assert.match((await inFlight).text, /last words/);
   assert.deepEqual(exits, [0]);
   await assert.rejects(s.servers(), (e: unknown) => e instanceof SidecarError && e.code === "session_closed");
+});
+
+test("the typed catalog, a typed read and a host's own subscription", async () => {
+  const { s } = await startSession();
+  const delivered: Delivery[] = [];
+  s.on("deliver", (d) => delivered.push(d));
+  try {
+    await s.connect("demo");
+    const resources = await s.call("serverResources", { server: "demo" });
+    assert.deepEqual(resources.map((r) => [r.uri, r._meta]), [["demo://about", { "mcprt.dev/demo": true }]]);
+    const templates = await s.call("serverTemplates", { server: "demo" });
+    assert.equal(templates[0].uriTemplate, "demo://files/{name}");
+    const read = await s.call("readResource", { server: "demo", uri: "demo://about" });
+    assert.match(read.contents[0].text ?? "", /^Demo MCP server of mcprt/);
+
+    const event = waitFor<SubscriptionEvent>("a clock.tick event", (cb) => {
+      s.on("event", cb);
+      return () => s.off("event", cb);
+    }, (e) => e.name === "clock.tick");
+    const sub = await s.call("subscribe", { server: "demo", event: "clock.tick" });
+    const e = await event;
+    assert.equal(e.subscription, sub.subscription);
+    assert.equal(e.server, "demo");
+    assert.deepEqual(await s.call("unsubscribe", { subscription: sub.subscription }), { stopped: true });
+    assert.equal(delivered.length, 0, "a host's subscription woke the model");
+  } finally {
+    assert.equal(await s.close(), 0);
+  }
 });

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"sort"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,15 +73,30 @@ func pct(d []time.Duration, p float64) time.Duration {
 	return s[int(float64(len(s)-1)*p)]
 }
 
+// processCPU is the CPU time this process has used (user and system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func median(v []float64) float64 {
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
 	return s[len(s)/2]
 }
 
-// compare alternates blocks between the bare client and the runtime and
-// reports, per alternation, the ratio runtime/bare of p50, p99 and
-// throughput; the medians of those ratios are the benchmark's metrics.
+// compare alternates blocks between the bare client and the runtime, both
+// against the same server process, and reports for each side the p50 and
+// p99 of every call's latency pooled over all blocks (b.N/2 samples each:
+// at least 1,000 with -benchtime 2000x or more) and its throughput (calls
+// over the summed wall time of its blocks), and the ratios runtime/bare of
+// those. The bare client goes first in even alternations, the runtime in
+// odd ones, so that drift in the machine's speed falls on both. It also
+// reports the process's CPU time per call on each side, and the paired
+// medians of the per-alternation ratios.
 func compare(b *testing.B, bare, rt caller, callers int) {
 	ctx := context.Background()
 	// Warm both up.
@@ -92,50 +109,63 @@ func compare(b *testing.B, bare, rt caller, callers int) {
 	if alternations < 1 {
 		alternations = 1
 	}
-	var p50r, p99r, tputr, bareP50, rtP50, bareP99, rtP99, bareTput, rtTput []float64
+	var lat [2][]time.Duration
+	var wall, cpu [2]time.Duration
+	var pairP50, pairTput []float64 // per alternation, runtime/bare
 	b.ResetTimer()
 	for a := 0; a < alternations; a++ {
-		order := []caller{bare, rt}
-		if a%2 == 1 {
-			order = []caller{rt, bare}
-		}
-		res := map[int][]time.Duration{}
-		wall := map[int]time.Duration{}
-		for i, c := range order {
-			lat, w, err := measure(ctx, c, blockSize, callers)
+		var blk [2][]time.Duration
+		var blkWall [2]time.Duration
+		for i := 0; i < 2; i++ {
+			side := i ^ a%2 // 0: bare, 1: runtime
+			c0 := processCPU()
+			l, w, err := measure(ctx, []caller{bare, rt}[side], blockSize, callers)
 			if err != nil {
 				b.Fatal(err)
 			}
-			idx := i
-			if a%2 == 1 {
-				idx = 1 - i
-			}
-			res[idx], wall[idx] = lat, w
+			lat[side], wall[side], cpu[side] = append(lat[side], l...), wall[side]+w, cpu[side]+processCPU()-c0
+			blk[side], blkWall[side] = l, w
 		}
-		bp50, rp50 := pct(res[0], 0.5), pct(res[1], 0.5)
-		bp99, rp99 := pct(res[0], 0.99), pct(res[1], 0.99)
-		bt, rtp := float64(blockSize)/wall[0].Seconds(), float64(blockSize)/wall[1].Seconds()
-		p50r = append(p50r, float64(rp50)/float64(bp50))
-		p99r = append(p99r, float64(rp99)/float64(bp99))
-		tputr = append(tputr, rtp/bt)
-		bareP50, rtP50 = append(bareP50, float64(bp50.Microseconds())), append(rtP50, float64(rp50.Microseconds()))
-		bareP99, rtP99 = append(bareP99, float64(bp99.Microseconds())), append(rtP99, float64(rp99.Microseconds()))
-		bareTput, rtTput = append(bareTput, bt), append(rtTput, rtp)
+		pairP50 = append(pairP50, float64(pct(blk[1], 0.5))/float64(pct(blk[0], 0.5)))
+		pairTput = append(pairTput, float64(blkWall[0])/float64(blkWall[1]))
 	}
 	b.StopTimer()
-	b.ReportMetric(median(p50r), "p50-ratio")
-	b.ReportMetric(median(p99r), "p99-ratio")
-	b.ReportMetric(median(tputr), "tput-ratio")
-	b.ReportMetric(median(bareP50), "bare-p50-µs")
-	b.ReportMetric(median(rtP50), "rt-p50-µs")
-	b.ReportMetric(median(bareP99), "bare-p99-µs")
-	b.ReportMetric(median(rtP99), "rt-p99-µs")
-	b.ReportMetric(median(bareTput), "bare-calls/s")
-	b.ReportMetric(median(rtTput), "rt-calls/s")
-	b.ReportMetric(float64(alternations), "alternations")
+	n := float64(alternations * blockSize)
+	bp50, rp50 := pct(lat[0], 0.5), pct(lat[1], 0.5)
+	bp99, rp99 := pct(lat[0], 0.99), pct(lat[1], 0.99)
+	bt, rtp := n/wall[0].Seconds(), n/wall[1].Seconds()
+	b.ReportMetric(float64(rp50)/float64(bp50), "p50-ratio")
+	b.ReportMetric(float64(rp99)/float64(bp99), "p99-ratio")
+	b.ReportMetric(rtp/bt, "tput-ratio")
+	b.ReportMetric(float64(bp50.Microseconds()), "bare-p50-µs")
+	b.ReportMetric(float64(rp50.Microseconds()), "rt-p50-µs")
+	b.ReportMetric(float64(bp99.Microseconds()), "bare-p99-µs")
+	b.ReportMetric(float64(rp99.Microseconds()), "rt-p99-µs")
+	b.ReportMetric(bt, "bare-calls/s")
+	b.ReportMetric(rtp, "rt-calls/s")
+	b.ReportMetric(float64(cpu[0].Microseconds())/n, "bare-cpu-µs/call")
+	b.ReportMetric(float64(cpu[1].Microseconds())/n, "rt-cpu-µs/call")
+	// The same ratios taken per alternation (two blocks of 100 calls a few
+	// milliseconds apart), median over alternations: less moved by the
+	// load of other processes changing during the run.
+	b.ReportMetric(median(pairP50), "paired-p50-ratio")
+	b.ReportMetric(median(pairTput), "paired-tput-ratio")
+	b.ReportMetric(n, "samples")
 }
 
 var echoArgs = map[string]any{"message": "benchmark"}
+
+// echoText is what the test server's echo tool answers to echoArgs.
+const echoText = "echo: benchmark"
+
+// pooledHTTP is the bare client's HTTP client: the same pool as the
+// runtime's (transports keeps up to 64 idle connections per host; Go's
+// default of 2 would make the bare client dial anew in every burst).
+func pooledHTTP() *http.Client {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = 64
+	return &http.Client{Transport: base}
+}
 
 // bareClient connects mcp-go's client to a fresh test server pinned to the
 // 2025-11-25 handshake, like the runtime's default.
@@ -156,10 +186,16 @@ func bareClient(b *testing.B, tr transport.Interface) caller {
 		r.Params.Name = "echo"
 		r.Params.Arguments = echoArgs
 		res, err := c.CallTool(ctx, r)
-		if err == nil && res.IsError {
-			err = fmt.Errorf("tool error")
+		if err != nil {
+			return err
 		}
-		return err
+		if res.IsError || len(res.Content) != 1 {
+			return fmt.Errorf("bare client: unexpected result %+v", res)
+		}
+		if tc, ok := res.Content[0].(mcp.TextContent); !ok || tc.Text != echoText {
+			return fmt.Errorf("bare client: unexpected result %+v", res.Content[0])
+		}
+		return nil
 	}
 }
 
@@ -173,12 +209,12 @@ func runtimeCaller(b *testing.B, srv config.Server) caller {
 	b.Cleanup(func() { rt.Close() })
 	tool, _ := rt.Tool(mcprt.MCPToolName)
 	args, _ := json.Marshal(map[string]any{"tool": "echo", "args": echoArgs})
-	if r := tool.Execute(context.Background(), args); r.IsError {
-		b.Fatal(r.Text)
+	if r := tool.Execute(context.Background(), args); r.IsError || r.Text != echoText {
+		b.Fatalf("runtime: unexpected result %+v", r)
 	}
 	return func(ctx context.Context) error {
-		if r := tool.Execute(ctx, args); r.IsError {
-			return fmt.Errorf("%s", r.Text)
+		if r := tool.Execute(ctx, args); r.IsError || r.Text != echoText {
+			return fmt.Errorf("runtime: unexpected result %+v", r)
 		}
 		return nil
 	}
@@ -193,7 +229,7 @@ func stdioEnv() []string {
 }
 
 // BenchmarkToolCall compares the runtime with a bare mcp-go client on the
-// same Go server: go test ./internal/bench -run '^$' -bench ToolCall -benchtime 4000x
+// same Go server: go test ./internal/testonly/bench -run '^$' -bench ToolCall -benchtime 8000x
 func BenchmarkToolCall(b *testing.B) {
 	for _, callers := range []int{1, 8, 32} {
 		b.Run(fmt.Sprintf("stdio/callers=%d", callers), func(b *testing.B) {
@@ -203,7 +239,7 @@ func BenchmarkToolCall(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("http/callers=%d", callers), func(b *testing.B) {
 			url, _ := testenv.StartTestServer(b, "--http 127.0.0.1:0")
-			tr, err := transport.NewStreamableHTTP(url)
+			tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPBasicClient(pooledHTTP()))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 )
 
 // The events benchmarks (docs/performance.md, "MCP events"): events from
@@ -76,7 +77,7 @@ type roundResult struct {
 func runtimeRound(b *testing.B, count int, batch eventstream.BatchLimits, sample bool) roundResult {
 	ctx := context.Background()
 	h := newCountHost(uniqueEvents(count))
-	rt, err := mcprt.Start(ctx, mcprt.Options{Host: h, EventBatch: batch, AgentDir: b.TempDir(),
+	rt, err := mcprt.Start(ctx, mcprt.Options{Host: h, Sim: &simseam.Seams{EventBatch: batch}, AgentDir: b.TempDir(),
 		Config: &config.File{MCPServers: map[string]config.Server{"blast": blastConfig(b)}}})
 	if err != nil {
 		b.Fatal(err)

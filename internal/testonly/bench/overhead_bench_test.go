@@ -11,6 +11,7 @@ import (
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/simseam"
 )
 
 // instantDialer is a connection port whose server answers every request at
@@ -56,7 +57,7 @@ func (c *instantConn) Close()                         { c.sink(messages.ConnClos
 func BenchmarkRuntimeOverhead(b *testing.B) {
 	rt, err := mcprt.Start(context.Background(), mcprt.Options{
 		Config: &config.File{MCPServers: map[string]config.Server{"bench": {Command: "unused"}}},
-		Dialer: instantDialer{},
+		Sim:    &simseam.Seams{Dialer: instantDialer{}},
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -1,7 +1,8 @@
 // Package testkit holds the small helpers the runtime's tests share:
 // bounded test contexts, a broadcast signal and waiting on conditions
-// without sleeping, a manual clock that records what was armed on it, and
-// /proc checks for processes that must be gone.
+// without sleeping, a manual clock that records what was armed on it, a
+// recording dialer over the real one (RecDialer), and /proc checks for
+// processes that must be gone.
 //
 // Concurrency contract: every helper may be used from parallel tests. Poll
 // re-checks a condition on timers of the real clock and stops when the

@@ -69,8 +69,9 @@ func ready[R any](ch chan R) (R, bool) {
 func (s *System) Request(ctx context.Context, server, method string, params json.RawMessage, dl messages.DeadlineKind, origin messages.Origin) messages.Reply {
 	ch := make(chan messages.Reply, 1)
 	token := s.NewToken()
-	s.Post(server, &messages.Request{Token: token, Method: method, Params: params, Deadline: dl, Origin: origin, Reply: once(ch)})
-	return await(ctx, s, server, token, ch, func(e *messages.Error) messages.Reply { return messages.Reply{Err: e} })
+	assist := messages.NewAssist()
+	s.Post(server, &messages.Request{Token: token, Method: method, Params: params, Deadline: dl, Origin: origin, Reply: once(ch), Assist: assist})
+	return awaitAssisted(ctx, s, server, token, ch, assist)
 }
 
 // ListAll returns every item of a paginated list method.

@@ -1,0 +1,118 @@
+package actors
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/supervisor"
+)
+
+// exec executes the core's effects in order.
+func (s *serverActor) exec(effects []supervisor.Effect) {
+	for _, e := range effects {
+		switch e := e.(type) {
+		case supervisor.Send:
+			s.conns[e.Gen].Send(e.Op)
+		case supervisor.Reply:
+			e.To.Reply(e.Reply)
+		case supervisor.ListReply:
+			e.To.Reply(e.Reply)
+		case supervisor.Answer:
+			e.To.Fail(e.Err)
+		case supervisor.ConnectReply:
+			e.To.Reply(messages.ConnectReply{Info: s.info, Gen: e.Gen})
+		case supervisor.Cancel:
+			if c := s.conns[e.Gen]; c != nil {
+				c.Cancel(e.ID)
+			}
+		case supervisor.Arm:
+			s.stopTimer(e.Kind)
+			s.timers[e.Kind] = s.env.after(e.After, s.me, lifeTimer{incarnation: s.inc, kind: e.Kind, token: e.Token})
+		case supervisor.Disarm:
+			s.stopTimer(e.Kind)
+		case supervisor.Dial:
+			s.rec.noteGen(e.Gen)
+			s.env.send(s.env.root, acquireSlot{pid: s.me, gen: e.Gen})
+		case supervisor.StartDial:
+			s.dial = s.env.dialer.Dial(messages.DialRequest{
+				Server: s.cfg.Name, Gen: e.Gen, Endpoint: s.cfg.Endpoint,
+				IDPrefix:   "mcprt-" + clock.HexID(s.env.rand, 6),
+				ClientName: s.env.clientName, ClientVersion: s.env.clientVersion,
+			}, s.env.sinkFor(s.me))
+		case supervisor.ReleaseSlot:
+			s.env.send(s.env.root, releaseSlot{pid: s.me, gen: e.Gen})
+		case supervisor.CancelDial:
+			if s.dial != nil {
+				s.dial.Cancel()
+			}
+		case supervisor.CloseConn:
+			if c := s.conns[e.Gen]; c != nil {
+				c.Close()
+			}
+		case supervisor.Bind:
+			s.bind(e.To.(*bindSession), e.Gen)
+		case supervisor.Revive:
+			s.rec.revive()
+		case supervisor.Relist:
+			s.env.send(s.me, relistRefresh{incarnation: s.inc})
+		case supervisor.Stopped:
+			s.stopTimers()
+			reply := s.stopping
+			s.stopping = func() {}
+			reply()
+		default:
+			s.catalogEffect(e)
+		}
+	}
+}
+
+func (s *serverActor) stopTimer(kind supervisor.TimerKind) {
+	if t := s.timers[kind]; t != nil {
+		t.Stop()
+		delete(s.timers, kind)
+	}
+}
+
+func (s *serverActor) stopTimers() {
+	for k := range s.timers {
+		s.stopTimer(k)
+	}
+}
+
+// shutdown closes the server; reply runs once the last ConnClosed has
+// arrived. A second shutdown is not answered.
+func (s *serverActor) shutdown(reply func()) {
+	if s.core.Closed() {
+		if s.stopping == nil {
+			reply()
+		}
+		return
+	}
+	s.stopping = reply
+	s.exec(s.core.Shutdown(s.now()))
+}
+
+// crashed runs in the crashed instance before protoactor replaces it: the
+// core answers every caller but the one the root answers and releases
+// every connection and dial; every timer stops. The next instance starts
+// with a new incarnation number, so late traffic for this one is
+// recognised and dropped; it waits for the connections closed here.
+func (s *serverActor) crashed() {
+	if s.core == nil {
+		return
+	}
+	s.exec(s.core.Crash(s.now(), s.handling))
+	s.stopTimers()
+	s.rec.noteOp(s.core.LastOp())
+	s.rec.handOver(s.conns)
+	if s.stopping != nil {
+		s.stopping()
+	}
+}
+
+// sortedGens returns the generations of conns in order.
+func sortedGens(conns map[uint64]messages.Conn) []uint64 {
+	return slices.Sorted(maps.Keys(conns))
+}
