@@ -104,7 +104,14 @@ func (s *Server) execute(ctx context.Context, m *requestMsg) (result json.RawMes
 		}
 		out = tools
 	default:
-		return nil, "", messages.Errorf(messages.KindInvalidArgs, "", "unknown operation %q", m.Op)
+		res, ok, err := executeCatalog(ctx, rt, m)
+		if !ok {
+			return nil, "", messages.Errorf(messages.KindInvalidArgs, "", "unknown operation %q", m.Op)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		out = res
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
