@@ -57,7 +57,7 @@ type session struct {
 	// shared runtime (--attach), which has no typed subscriptions yet.
 	local *mcprt.Runtime
 	out   *sessionOut
-	ctx context.Context
+	ctx   context.Context
 
 	calls sync.WaitGroup
 	mu    sync.Mutex
