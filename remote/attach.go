@@ -102,7 +102,7 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 	}
 	s := &Session{addr: addr, n: n, clock: clock.Or(opts.Clock), logger: logger, hb: opts.Heartbeat, host: opts.Host,
 		pending: map[uint64]chan *replyMsg{}, attached: make(chan *attachedMsg, 1)}
-	s.self, err = n.sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &receiver{s: s} }), "mcprt-session")
+	s.self, err = n.sys.Root.SpawnNamed(inlineProps(func() actor.Actor { return &receiver{s: s} }), "mcprt-session")
 	if err != nil {
 		n.stop()
 		return nil, fmt.Errorf("remote: %w", err)

@@ -120,3 +120,11 @@ func wireMessage(m any, logger *slog.Logger) any {
 // wireTapForTest, when set (by tests only), sees every wire message a
 // process receives.
 var wireTapForTest func([]byte)
+
+// inlineProps runs an actor inline on the goroutine that posts to it (a
+// gRPC reader, a call's goroutine, a timer), as the runtime's own actors
+// do: these actors never block, and it saves a goroutine hand-off per
+// message.
+func inlineProps(p actor.Producer) *actor.Props {
+	return actor.PropsFromProducer(p, actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)))
+}

@@ -121,7 +121,7 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		return err
 	}
 	s.router.send = func(pid *actor.PID, m any) { n.sys.Root.Send(pid, m) }
-	props := actor.PropsFromProducer(func() actor.Actor { return &gatewayActor{srv: s} })
+	props := inlineProps(func() actor.Actor { return &gatewayActor{srv: s} })
 	s.gateway, err = n.sys.Root.SpawnNamed(props, GatewayName)
 	if err != nil {
 		s.Close()
@@ -192,7 +192,7 @@ func (g *gatewayActor) Receive(ctx actor.Context) {
 	}
 	g.next++
 	sa := &sessionActor{srv: s, client: client, calls: map[uint64]context.CancelFunc{}, subs: map[string]bool{}}
-	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return sa }), fmt.Sprintf("session-%d", g.next))
+	pid, err := ctx.SpawnNamed(inlineProps(func() actor.Actor { return sa }), fmt.Sprintf("session-%d", g.next))
 	reply := &attachedMsg{Nonce: m.Nonce, Timeout: durationMs(s.opts.SessionTimeout / time.Millisecond)}
 	if err != nil {
 		reply.Err = toWireErr(messages.Errorf(messages.KindInternal, "", "spawning the session: %s", err))
