@@ -241,3 +241,34 @@ func TestSecretsStayOnTheMember(t *testing.T) {
 		t.Fatalf("a secret crossed to the session: …%s…", seen[max(0, i-200):min(len(seen), i+50)])
 	}
 }
+
+// A member that stops (Close) fails its sessions' calls in flight once,
+// with disconnected, and the sessions' later calls at once.
+func TestMemberStopFailsCallsOnce(t *testing.T) {
+	r := newRig(t, map[string]config.Server{"ts": testServer(t, nil)}, ServeOptions{})
+	s := r.attach(t, AttachOptions{})
+	ctx := testkit.Ctx(t)
+	done := make(chan mcprt.Result, 2)
+	tool, _ := s.Tool(mcprt.MCPToolName)
+	go func() { done <- tool.Execute(ctx, json.RawMessage(`{"tool":"hang","args":{}}`)) }()
+	testkit.Poll(ctx, t, "the hang call in flight", func() bool { return leases(r, "ts") == 1 })
+	if err := r.srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if !res.IsError || res.ErrorCode() != messages.KindDisconnected.Code() {
+		t.Fatalf("call in flight when the member stopped: %q (%v)", res.Text, res.Details)
+	}
+	if _, err := os.Stat(r.srv.TokenFile()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("token file left behind: %v", err)
+	}
+	testkit.Poll(ctx, t, "later calls fail at once", func() bool {
+		_, err := s.CallTool(ctx, "ts", "echo", nil)
+		return errors.Is(err, mcprt.ErrDisconnected)
+	})
+	select {
+	case extra := <-done:
+		t.Fatalf("a second answer: %+v", extra)
+	default:
+	}
+}

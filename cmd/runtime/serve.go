@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 
 	"github.com/spf13/cobra"
@@ -24,6 +25,9 @@ func serveCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if g.attach != "" {
 				return usage("serve cannot --attach")
+			}
+			if g.json {
+				return usage("serve has no --json form: it runs until stopped")
 			}
 			if host, _, err := net.SplitHostPort(listen); err != nil || host == "" {
 				return usage("--listen needs host:port, e.g. --listen 127.0.0.1:7373")
@@ -100,7 +104,11 @@ func (g *globals) attachSession(ctx context.Context, host mcprt.Host) (*remote.S
 	if host == nil {
 		host = cliHost{w: g.stderr}
 	}
-	s, err := remote.Attach(ctx, g.attach, remote.AttachOptions{Host: host})
+	opts := remote.AttachOptions{Host: host}
+	if g.verbose {
+		opts.Logger = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	s, err := remote.Attach(ctx, g.attach, opts)
 	if err != nil {
 		return nil, failed(err.Error())
 	}
