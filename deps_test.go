@@ -27,7 +27,6 @@ const (
 	modTOML       = "github.com/BurntSushi/toml"
 	modJSONSchema = "github.com/google/jsonschema-go"
 	modURITmpl    = "github.com/yosida95/uritemplate/v3"
-	modFsnotify   = "github.com/fsnotify/fsnotify"
 	modFlock      = "github.com/gofrs/flock"
 	modXSys       = "golang.org/x/sys"
 	modOAuth2     = "golang.org/x/oauth2"
@@ -59,7 +58,7 @@ var layers = map[string]layer{
 	"actors":                       {[]string{"messages", "clock", "eventstream", "supervisor", "extension", "catalog", modProtoactor}, "actors reach servers only through the connection port (messages.Dialer) and take ServerConfig values: never transports, config, tools, the root package, cmd or demoserver"},
 	"tools":                        {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config"}, "tools talk to actors through typed messages; never to transports or protoactor"},
 	"":                             {[]string{"auth", "messages", "clock", "config", "eventstream", "supervisor", "extension", "clientside", "catalog", "transports", "actors", "tools", "internal/trace", "simseam"}, "the root package is the embedding API over everything below it"},
-	"demoserver":                   {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP, modFsnotify}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
+	"demoserver":                   {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
 	"remote":                       {[]string{"", "messages", "clock", modProtoactor, modGRPC, modProtobuf}, "remote shares a runtime across processes over protoactor's remote; only it (and what imports it) links gRPC"},
 	"cmd/runtime":                  {[]string{"", "auth", "demoserver", "messages", "clock", "config", "remote", modCobra, modShlex}, "cmd/runtime is wiring only"},
 	"internal/testonly/testserver": {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},

@@ -3,6 +3,7 @@ package actors
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -139,14 +140,15 @@ func (s *serverActor) start(me *actor.PID) {
 	inc, lastGen, lastOp, down, restarts := s.rec.begin()
 	s.inc, s.restarts = inc, restarts
 	s.conns = map[uint64]messages.Conn{}
-	maps.Copy(s.conns, s.rec.takeOver()) // closing: shutdown waits for them
+	closing, left := s.rec.takeOver()
+	maps.Copy(s.conns, closing) // closing: shutdown waits for them
 	s.timers = map[supervisor.TimerKind]clock.Timer{}
 	s.tools = -1
 	s.core = supervisor.NewServer(supervisor.ServerConfig{
 		Name: s.cfg.Name, Policy: s.cfg.Policy, ListOnConnect: s.cfg.ListOnConnect, MaxPages: catalog.MaxCursors,
 		CallTimeout: s.cfg.CallTimeout, CatalogTimeout: s.cfg.CatalogTimeout, HealthTimeout: s.cfg.HealthTimeout, StartupTimeout: s.cfg.StartupTimeout,
 		NewListing: func() supervisor.Listing { return catalog.NewListing(s.info.Instructions) },
-	}, lastGen, lastOp, sortedGens(s.conns))
+	}, lastGen, lastOp, sortedGens(s.conns), left)
 	s.exec(s.core.Start(s.now(), down))
 }
 
@@ -190,4 +192,40 @@ func (s *serverActor) notification(m messages.ConnNotification) {
 			s.env.clientNote(messages.ClientNote{Server: s.cfg.Name, Method: m.Method, Params: m.Params})
 		}
 	}
+}
+
+// shutdown closes the server; reply runs once the last ConnClosed has
+// arrived. A second shutdown is not answered.
+func (s *serverActor) shutdown(reply func()) {
+	if s.core.Closed() {
+		if s.stopping == nil {
+			reply()
+		}
+		return
+	}
+	s.stopping = reply
+	s.exec(s.core.Shutdown(s.now()))
+}
+
+// crashed runs in the crashed instance before protoactor replaces it: the
+// core answers every caller but the one the root answers and releases
+// every connection and dial; every timer stops. The next instance starts
+// with a new incarnation number, so late traffic for this one is
+// recognised and dropped; it waits for the connections closed here.
+func (s *serverActor) crashed() {
+	if s.core == nil {
+		return
+	}
+	s.exec(s.core.Crash(s.now(), s.handling))
+	s.stopTimers()
+	s.rec.noteOp(s.core.LastOp())
+	s.rec.handOver(s.conns, s.core.Handover())
+	if s.stopping != nil {
+		s.stopping()
+	}
+}
+
+// sortedGens returns the generations of conns in order.
+func sortedGens(conns map[uint64]messages.Conn) []uint64 {
+	return slices.Sorted(maps.Keys(conns))
 }

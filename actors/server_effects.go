@@ -1,9 +1,6 @@
 package actors
 
 import (
-	"maps"
-	"slices"
-
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/supervisor"
@@ -15,6 +12,7 @@ func (s *serverActor) exec(effects []supervisor.Effect) {
 		switch e := e.(type) {
 		case supervisor.Send:
 			s.conns[e.Gen].Send(e.Op)
+			s.core.Sent(e.Op.ID, e.Gen) // after Send: one that panicked sent nothing
 		case supervisor.Reply:
 			e.To.Reply(e.Reply)
 		case supervisor.ListReply:
@@ -79,40 +77,4 @@ func (s *serverActor) stopTimers() {
 	for k := range s.timers {
 		s.stopTimer(k)
 	}
-}
-
-// shutdown closes the server; reply runs once the last ConnClosed has
-// arrived. A second shutdown is not answered.
-func (s *serverActor) shutdown(reply func()) {
-	if s.core.Closed() {
-		if s.stopping == nil {
-			reply()
-		}
-		return
-	}
-	s.stopping = reply
-	s.exec(s.core.Shutdown(s.now()))
-}
-
-// crashed runs in the crashed instance before protoactor replaces it: the
-// core answers every caller but the one the root answers and releases
-// every connection and dial; every timer stops. The next instance starts
-// with a new incarnation number, so late traffic for this one is
-// recognised and dropped; it waits for the connections closed here.
-func (s *serverActor) crashed() {
-	if s.core == nil {
-		return
-	}
-	s.exec(s.core.Crash(s.now(), s.handling))
-	s.stopTimers()
-	s.rec.noteOp(s.core.LastOp())
-	s.rec.handOver(s.conns)
-	if s.stopping != nil {
-		s.stopping()
-	}
-}
-
-// sortedGens returns the generations of conns in order.
-func sortedGens(conns map[uint64]messages.Conn) []uint64 {
-	return slices.Sorted(maps.Keys(conns))
 }

@@ -135,6 +135,15 @@ func TestMultiRoundTripWithTSPeer(t *testing.T) {
 				t.Errorf("the host's model was asked %+v", h.samples)
 			}
 
+			// prompts/get and resources/read ask the same way.
+			p, err := rt.GetPrompt(testCtx(t), "peer", "mrtr_prompt", nil)
+			if err != nil || !strings.Contains(p.Text, "Greet Ada Lovelace") {
+				t.Errorf("mrtr_prompt: %+v %v", p, err)
+			}
+			if res := rt.RenderResource(testCtx(t), "peer", "mrtr://greeting"); res.IsError || !strings.Contains(res.Text, "greeting for Ada Lovelace") {
+				t.Errorf("mrtr://greeting: %s", res.Text)
+			}
+
 			// Two rounds: the second retry carries only the second round's
 			// responses and state.
 			res = call("mrtr_twice")
@@ -160,6 +169,40 @@ func TestMultiRoundTripWithTSPeer(t *testing.T) {
 			}
 			if res := call("echo"); res.IsError {
 				t.Errorf("after the flood: %s", res.Text)
+			}
+
+			// Input requests the client cannot answer fail the call, naming
+			// the key and why; the host is not asked. (The raw_ tools are
+			// answered by the peer's HTTP front, past the SDK's own checks.)
+			asked = len(h.forms) + len(h.samples) + len(h.urls)
+			bad := map[string]string{
+				"mrtr_bad_sampling": `input request "s" (sampling/createMessage) was not answered: params.maxTokens: a positive integer is required`,
+			}
+			if name == "http" {
+				bad["raw_bad_method"] = `input request "x" has method "tools/list", which an input request cannot have`
+				bad["raw_empty"] = "input_required result is malformed: it carries neither inputRequests nor requestState"
+			}
+			for tool, want := range bad {
+				if res := call(tool); !res.IsError || !strings.Contains(res.Text, want) {
+					t.Errorf("%s: %s\nwant %s", tool, res.Text, want)
+				}
+			}
+			if n := len(h.forms) + len(h.samples) + len(h.urls); n != asked {
+				t.Errorf("a malformed input request reached the host")
+			}
+
+			if name == "http" {
+				// A response stream that ends before its response loses the
+				// request: it is sent again, as a new request with a new id
+				// (2026-07-28 has no resumption).
+				res := call("cut_once")
+				var ids []string
+				if _, after, ok := strings.Cut(res.Text, "ids "); ok {
+					_ = json.Unmarshal([]byte(strings.Fields(after)[0]), &ids)
+				}
+				if res.IsError || len(ids) != 2 || ids[0] == ids[1] {
+					t.Errorf("cut_once (want two requests with different ids): %s", res.Text)
+				}
 			}
 
 			// A declined question reaches the server as declined.

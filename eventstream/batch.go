@@ -1,6 +1,9 @@
 package eventstream
 
-import "github.com/mcprt/mcprt/messages"
+import (
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
+)
 
 // Batcher collects wakeup items over a fixed window and turns them into
 // one host message. The window starts with the first item of a batch (or
@@ -19,8 +22,7 @@ type Batcher[T any] struct {
 	items   []Encoded[T]
 	size    int // sum of the items' sizes (Encoded.Size)
 	dropped int
-	armed   bool
-	token   uint64
+	flush   clock.Slot
 
 	stats BatchStats
 }
@@ -60,12 +62,10 @@ func (b *Batcher[T]) Add(it Encoded[T]) []Effect {
 		b.stats.Dropped++
 	}
 	// A drop also opens the window, so a batch of drops is still told.
-	if b.armed {
+	if b.flush.Armed() {
 		return nil
 	}
-	b.armed = true
-	b.token++
-	return []Effect{Arm{Timer: TimerFlush, After: b.lim.Window, Token: b.token}}
+	return []Effect{Arm{Kind: TimerFlush, After: b.lim.Window, Token: b.flush.Arm()}}
 }
 
 // AddDropped counts n items as dropped in the current batch (items that
@@ -77,12 +77,10 @@ func (b *Batcher[T]) AddDropped(n int) []Effect {
 	}
 	b.dropped += n
 	b.stats.Dropped += uint64(n)
-	if b.armed {
+	if b.flush.Armed() {
 		return nil
 	}
-	b.armed = true
-	b.token++
-	return []Effect{Arm{Timer: TimerFlush, After: b.lim.Window, Token: b.token}}
+	return []Effect{Arm{Kind: TimerFlush, After: b.lim.Window, Token: b.flush.Arm()}}
 }
 
 // Pending returns the items and drops waiting for the flush.
@@ -95,11 +93,9 @@ func (b *Batcher[T]) Stats() BatchStats { return b.stats }
 // wakeup to hand to Host.Deliver (TriggerTurn, DeliverAs "followUp"), and
 // false for a stale token or an empty batch.
 func (b *Batcher[T]) Fire(token uint64) (messages.HostMessage, bool) {
-	if !b.armed || token != b.token {
+	if !b.flush.Fired(token) {
 		return messages.HostMessage{}, false
 	}
-	b.armed = false
-	b.token++
 	if len(b.items) == 0 && b.dropped == 0 {
 		return messages.HostMessage{}, false
 	}
@@ -125,12 +121,10 @@ func (b *Batcher[T]) Fire(token uint64) (messages.HostMessage, bool) {
 func (b *Batcher[T]) Clear() []Effect {
 	b.stats.Cleared += uint64(len(b.items))
 	b.reset()
-	if !b.armed {
+	if !b.flush.Disarm() {
 		return nil
 	}
-	b.armed = false
-	b.token++
-	return []Effect{Disarm{Timer: TimerFlush}}
+	return []Effect{Disarm{Kind: TimerFlush}}
 }
 
 func (b *Batcher[T]) reset() {

@@ -1,5 +1,7 @@
 // Package eventstream owns the MCP events protocol as pure state machines
-// (events-protocol.md; docs/events.md has the design):
+// (events-protocol.md; docs/events.md has the design).
+//
+// # Parts
 //
 //   - catalog validation: ParseCatalogPage, Pager (pagination, at most
 //     MaxCatalogPages, no repeated cursor), FindPush (push delivery only);
@@ -15,7 +17,9 @@
 //     format;
 //   - Canonical: the key that makes two subscriptions identical.
 //
-// Concurrency contract: nothing here runs by itself. There are no
+// # Concurrency contract
+//
+// Nothing here runs by itself. There are no
 // goroutines, channels, locks, contexts or clock reads. Every input carries
 // what it needs (a decoded frame and "now", a stream's end, a timer's
 // token) and returns effects for the owning actor to execute in order:
@@ -28,12 +32,17 @@
 // are not modified afterwards and may cross actor boundaries. The effect
 // slice a Subscription returns is reused by its next call.
 //
-// Timers: a subscription has one timer slot (activation, watchdog or
-// retry); a batcher has one (flush). Arm carries a token; a firing whose
-// token is stale is ignored, so an actor never has to win a race against a
-// timer it replaced. The actor arms them on its injected clock.
+// # Timers
 //
-// Sizes: "characters" in frame validation are Unicode code points; every
+// A subscription has one timer slot (activation, watchdog or
+// retry); a batcher has one (flush). Arm carries a token from a
+// clock.Slot, the timer vocabulary supervisor/ shares; a firing whose token
+// is stale is ignored, so an actor never has to win a race against a timer
+// it replaced. The actor arms them on its injected clock.
+//
+// # Sizes
+//
+// "Characters" in frame validation are Unicode code points; every
 // size of a wakeup (the 24,000 event threshold, original_characters, the
 // 20,000 preview, the 2,000 error cut, the 64,000 batch budget) is bytes of
 // the UTF-8 JSON encoding without HTML escaping, and cuts never split a

@@ -59,16 +59,17 @@ type OpenStream struct {
 // transport's way). The subscription ignores the stream from now on.
 type CancelStream struct{ Stream uint64 }
 
-// Arm sets the timer Timer to fire After from now; the actor hands Token
-// back with Fire. Arming a slot replaces its previous timer.
+// Arm sets the timer Kind to fire After from now; the actor hands Token
+// back with Fire. Arming a slot replaces its previous timer (the tokens are
+// a clock.Slot's, as the supervisor's timers are).
 type Arm struct {
-	Timer TimerKind
+	Kind  TimerKind
 	After time.Duration
 	Token uint64
 }
 
-// Disarm stops the timer slot holding Timer.
-type Disarm struct{ Timer TimerKind }
+// Disarm stops the timer slot holding Kind.
+type Disarm struct{ Kind TimerKind }
 
 // Deliver hands one event to the events batcher (after PrepareEvent).
 type Deliver struct{ Item *EventItem }
@@ -115,10 +116,10 @@ func (e OpenStream) String() string {
 func (e CancelStream) String() string { return fmt.Sprintf("cancel #%d", e.Stream) }
 
 // String renders the timer and its delay (not the token) for traces.
-func (e Arm) String() string { return fmt.Sprintf("arm %s %s", e.Timer, e.After) }
+func (e Arm) String() string { return fmt.Sprintf("arm %s %s", e.Kind, e.After) }
 
 // String renders the disarm for traces.
-func (e Disarm) String() string { return fmt.Sprintf("disarm %s", e.Timer) }
+func (e Disarm) String() string { return fmt.Sprintf("disarm %s", e.Kind) }
 
 // String renders the delivered event id (and replay_truncated) for traces.
 func (e Deliver) String() string {

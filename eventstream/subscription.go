@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -43,11 +44,11 @@ type Subscription struct {
 	outage    bool // in a recovery episode: interrupted, no valid event or heartbeat since
 	attempts  int  // retries in this episode; reset only by a valid event or heartbeat
 
-	stream  uint64    // the stream listened to; 0 when none is open
-	streams uint64    // streams opened so far (the last stream number)
-	timer   TimerKind // what the timer slot holds; 0 when disarmed
-	token   uint64    // the armed timer's token; bumped on every arm and disarm
-	alive   time.Time // last sign of life: the stream's acknowledgement, a valid event or heartbeat
+	stream  uint64     // the stream listened to; 0 when none is open
+	streams uint64     // streams opened so far (the last stream number)
+	timer   TimerKind  // what the timer slot holds; 0 when disarmed
+	slot    clock.Slot // the armed timer's token
+	alive   time.Time  // last sign of life: the stream's acknowledgement, a valid event or heartbeat
 
 	seen  *Window
 	stats Stats
@@ -150,7 +151,7 @@ func (s *Subscription) StreamEnded(stream uint64, end messages.End) []Effect {
 // for the rest, so a busy stream costs no timer operation per event.
 func (s *Subscription) Fire(now time.Time, token uint64) []Effect {
 	s.out = s.out[:0]
-	if s.timer == 0 || token != s.token {
+	if s.timer == 0 || !s.slot.Fired(token) {
 		return nil
 	}
 	// The slot is empty now; each case below re-arms it if it needs to.
@@ -283,9 +284,8 @@ func (s *Subscription) notify(text string) {
 
 // arm fills the timer slot with kind, after from now, under a new token.
 func (s *Subscription) arm(kind TimerKind, after time.Duration) {
-	s.token++
 	s.timer = kind
-	s.out = append(s.out, Arm{Timer: kind, After: after, Token: s.token})
+	s.out = append(s.out, Arm{Kind: kind, After: after, Token: s.slot.Arm()})
 }
 
 // disarm empties the timer slot; the new token makes a firing already
@@ -294,7 +294,7 @@ func (s *Subscription) disarm() {
 	if s.timer == 0 {
 		return
 	}
-	s.out = append(s.out, Disarm{Timer: s.timer})
+	s.out = append(s.out, Disarm{Kind: s.timer})
 	s.timer = 0
-	s.token++
+	s.slot.Disarm()
 }

@@ -61,8 +61,8 @@ type Request struct {
 	// Stream makes the request a stream (see StreamSpec); only with Gen.
 	Stream *StreamSpec
 	// Assist, when set, is the waiting caller's goroutine, lent to the
-	// port for the request's blocking work (see Assist); it travels to the
-	// Op of the request's first send.
+	// port for the request's blocking work (see Assist); it travels with
+	// every Op the request sends.
 	Assist *Assist
 }
 

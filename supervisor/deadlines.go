@@ -3,6 +3,8 @@ package supervisor
 import (
 	"sort"
 	"time"
+
+	"github.com/mcprt/mcprt/clock"
 )
 
 // deadlines keeps one timer (TimerDeadline) for the earliest deadline of
@@ -13,9 +15,8 @@ import (
 // earliest. An operation that finishes leaves the timer alone; at worst it
 // fires once for nothing.
 type deadlines struct {
-	armed bool
-	at    time.Time // when the armed timer fires
-	token uint64    // identifies the armed timer
+	slot clock.Slot
+	at   time.Time // when the armed timer fires
 }
 
 // userWaits stands the call deadlines still while a request waits for a
@@ -30,21 +31,19 @@ type userWaits struct {
 // armDeadline makes sure the timer fires no later than at.
 func (s *Server) armDeadline(at time.Time) {
 	d := &s.dl
-	if d.armed && !at.Before(d.at) {
+	if d.slot.Armed() && !at.Before(d.at) {
 		return
 	}
-	d.token++
-	d.at, d.armed = at, true
-	s.emit(Arm{Kind: TimerDeadline, After: at.Sub(s.now), Token: d.token})
+	d.at = at
+	s.emit(Arm{Kind: TimerDeadline, After: at.Sub(s.now), Token: d.slot.Arm()})
 }
 
 // deadlinesDue expires every operation past its deadline and arms the
 // timer for the earliest one left.
 func (s *Server) deadlinesDue(token uint64) {
-	if token != s.dl.token {
+	if !s.dl.slot.Fired(token) {
 		return // replaced by an earlier timer since
 	}
-	s.dl.armed = false
 	if s.waits.n > 0 {
 		return // armed again when the wait for a person ends
 	}
@@ -97,7 +96,7 @@ func (s *Server) UserWait(now time.Time, delta int) []Effect {
 			}
 		}
 		if !next.IsZero() {
-			s.dl.armed = false
+			s.dl.slot.Disarm()
 			s.emit(Disarm{Kind: TimerDeadline})
 			s.armDeadline(next)
 		}

@@ -39,9 +39,9 @@
 // actor and driven from its goroutine: every input carries "now"
 // explicitly and returns the effects the actor must execute, in order
 // (dial, send, cancel, close, arm or disarm a timer, reply, publish the
-// catalog). Timers are identified by kind and a token; a firing whose
-// token is stale is ignored, so the actor never has to win a race against
-// a timer it disarmed. Commands are held as opaque values (their reply
+// catalog). Timers are identified by kind and a token (a clock.Slot, as
+// eventstream's are); a firing whose token is stale is ignored, so the
+// actor never has to win a race against a timer it disarmed. Commands are held as opaque values (their reply
 // functions are never called here): an effect names the command the actor
 // answers.
 //

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 
+	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -48,7 +49,7 @@ type Lifecycle struct {
 
 	attempts int // reconnects since the connection was last healthy
 	backoff  *backoff.ExponentialBackOff
-	tokens   [4]uint64 // per TimerKind, the token of the armed timer
+	timers   [TimerReconnect + 1]clock.Slot // per TimerKind
 }
 
 // New returns the lifecycle of server under policy p.
@@ -173,12 +174,11 @@ func (l *Lifecycle) dial(forModel bool) []Effect {
 }
 
 func (l *Lifecycle) arm(kind TimerKind, after time.Duration) Effect {
-	l.tokens[kind]++
-	return Arm{Kind: kind, After: after, Token: l.tokens[kind]}
+	return Arm{Kind: kind, After: after, Token: l.timers[kind].Arm()}
 }
 
 func (l *Lifecycle) disarm(kind TimerKind) Effect {
-	l.tokens[kind]++ // a firing already queued is now stale
+	l.timers[kind].Disarm() // a firing already queued is now stale
 	return Disarm{Kind: kind}
 }
 

@@ -120,7 +120,7 @@ func (l *Lifecycle) Release(now time.Time, gen uint64) []Effect {
 
 // Fire reports that the timer of kind armed with token fired.
 func (l *Lifecycle) Fire(now time.Time, kind TimerKind, token uint64) []Effect {
-	if token != l.tokens[kind] {
+	if !l.timers[kind].Fired(token) {
 		return nil // disarmed or re-armed since
 	}
 	switch kind {

@@ -225,7 +225,7 @@ func TestExplicitFreshConnectDrainsOldGeneration(t *testing.T) {
 		t.Fatalf("fresh connect: %+v", d)
 	}
 	expect(t, "fresh connect", eff, "disarm idle; disarm health; dial gen=2")
-	expect(t, "new gen up", l.Dialed(t0, 2, nil), "arm idle 1m0s #4; release-waiters gen=2")
+	expect(t, "new gen up", l.Dialed(t0, 2, nil), "arm idle 1m0s #3; release-waiters gen=2")
 	expect(t, "old lease ends: old closes", l.Release(t0, 1), "close gen=1")
 	expect(t, "old closed", l.Closed(t0, 1, nil), "")
 	if !l.Connected(2) {

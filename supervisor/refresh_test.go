@@ -83,7 +83,7 @@ func TestRefreshCursorLoopFailsTheListing(t *testing.T) {
 
 func TestRefreshLimitWithdrawsTools(t *testing.T) {
 	s := NewServer(ServerConfig{Name: "s", CatalogTimeout: time.Second, StartupTimeout: 10 * time.Second, MaxPages: 3,
-		NewListing: func() Listing { return &fakeListing{failTools: errString("too many tools"), limit: true} }}, 0, 0, nil)
+		NewListing: func() Listing { return &fakeListing{failTools: errString("too many tools"), limit: true} }}, 0, 0, nil, Handover{})
 	s.Refresh(t0, 1, messages.OriginModel, false, false, refreshCmd(1))
 	connected(t, s, t0, 1)
 	expect(t, "limit", s.OpResult(t0, messages.OpResult{Gen: 1, ID: 1, Result: page(1, "")}),
@@ -98,11 +98,11 @@ func TestRefreshSupersededByANewConnection(t *testing.T) {
 	// over the first one's caller.
 	expect(t, "fresh refresh", s.Refresh(t0, 2, messages.OriginExplicit, true, false, refreshCmd(2)), "revive; disarm idle; disarm health; dial gen=2")
 	expect(t, "new connection", connected(t, s, t0, 2),
-		"disarm startup; release-slot gen=2; arm idle 1m0s #4; disarm idle; send gen=2 2 tools/list; publish-info gen=2")
+		"disarm startup; release-slot gen=2; arm idle 1m0s #3; disarm idle; send gen=2 2 tools/list; publish-info gen=2")
 	expect(t, "the superseded listing's answer is ignored", s.OpResult(t0, messages.OpResult{Gen: 1, ID: 1, Result: page(1, "")}),
 		"tools-listed 1; close gen=1")
 	expect(t, "both callers hear the new listing", s.OpResult(t0, messages.OpResult{Gen: 2, ID: 2, Result: page(1, "")}),
-		"tools-listed 1; catalog-listed gen=2; answer ok; answer ok; arm idle 1m0s #6")
+		"tools-listed 1; catalog-listed gen=2; answer ok; answer ok; arm idle 1m0s #5")
 }
 
 func TestRefreshMovesWhenItsConnectionEnds(t *testing.T) {

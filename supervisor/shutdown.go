@@ -30,10 +30,11 @@ func (s *Server) Shutdown(now time.Time) []Effect {
 
 // maybeStopped completes a shutdown once nothing is open or dialing.
 func (s *Server) maybeStopped() {
-	if !s.stopping || len(s.open) > 0 || s.dialGen != 0 {
+	if !s.stopping || len(s.open) > 0 || s.dialGen != 0 || s.lateOutcomes() {
 		return
 	}
-	s.dl.armed = false
+	s.stopping = false // stopped once
+	s.dl.slot.Disarm()
 	s.emit(Stopped{})
 }
 

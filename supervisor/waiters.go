@@ -81,7 +81,7 @@ func (s *Server) ready(w *waiter, gen uint64) {
 	switch w.kind {
 	case waitRequest:
 		m := w.cmd.(*messages.Request)
-		s.begin(&op{req: m, gen: gen, token: m.Token, kind: opRequest, method: m.Method, params: m.Params, origin: m.Origin, assist: m.Assist}, s.deadline(m.Deadline))
+		s.begin(&op{req: m, gen: gen, token: m.Token, kind: opRequest, method: m.Method, params: m.Params, origin: m.Origin}, s.deadline(m.Deadline))
 	case waitList:
 		m := w.cmd.(*messages.ListAll)
 		s.begin(&op{list: m, gen: gen, token: m.Token, kind: opList, method: m.Method, field: m.Field, cursors: map[string]bool{}, origin: m.Origin}, s.cfg.CatalogTimeout)

@@ -97,6 +97,9 @@ type opState struct {
 	// (guarded by conn.mu) and the original params every retry starts from.
 	rounds int
 	orig   json.RawMessage
+	// reissues: how often it was sent again after its response stream
+	// broke (2026-07-28, mrtr.go); guarded by conn.mu.
+	reissues int
 
 	// stdio and sockets only (see startLine):
 	key     string     // reqID as the line codec keys it
@@ -166,6 +169,9 @@ func (c *conn) Send(op messages.Op) {
 func (c *conn) complete(op messages.Op, st *opState, res messages.OpResult) {
 	if c.sess.modern && res.Err == nil && mrtrMethods[op.Method] && c.inputRound(op, st, &res) {
 		return // answered input_required: the retry completes it
+	}
+	if c.sess.modern && res.OnlyThis && res.Err != nil && c.lc == nil && c.reissue(op, st) {
+		return // the stream broke: the new request completes it
 	}
 	if !st.completed.CompareAndSwap(false, true) {
 		return

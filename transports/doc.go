@@ -24,9 +24,22 @@
 //     legacy SSE cannot carry), lifts mcp-go's 60 s SSE response ceiling,
 //     and closes its idle connections when the connection closes;
 //   - the handshake: protocolVersion auto (initialize 2025-11-25 first,
-//     server/discover only when refused), 2025-11-25 or 2026-07-28, and on
-//     2026-07-28 connections the _meta envelope and Mcp-Method/Mcp-Name
-//     headers on every request;
+//     server/discover only when refused, also by an HTTP 4xx whose body is
+//     a JSON-RPC error: initprobe.go), 2025-11-25 or 2026-07-28, and on
+//     2026-07-28 connections the _meta envelope (client capabilities in
+//     their 2026 form, the log level) and Mcp-Method/Mcp-Name headers on
+//     every request;
+//   - the client side: a server's requests (2025-11-25), taken off every
+//     stream and answered by the Dialer's ServerRequests handler, at most
+//     messages.MaxPendingServerRequests waiting per connection
+//     (serverreq.go); the standalone GET stream, opened after the handshake
+//     and resumed with Last-Event-ID (getstream.go, 2025-11-25 only); on
+//     2026-07-28, multi round-trip requests: a tools/call, prompts/get or
+//     resources/read answered input_required has its input requests
+//     answered by the same handler and is retried with a new id,
+//     inputResponses and the requestState as received, and a response
+//     stream the server ends early has its request sent again with a new
+//     id (mrtr.go);
 //   - cancellation per transport: notifications/cancelled on stdio, sockets
 //     and legacy SSE; abort of the one HTTP exchange on Streamable HTTP;
 //   - error classification that never prints a URL, header or env value;

@@ -121,16 +121,48 @@ func (c *conn) inputRound(op messages.Op, st *opState, res *messages.OpResult) b
 		}
 		next := op
 		next.Params = retryParams(st.orig, responses, ir.RequestState)
-		st.reqID = mcp.NewRequestId(c.ids.forOp(op.ID).String() + "-r" + strconv.Itoa(rounds))
-		if c.lc != nil {
-			c.startLine(next, st)
-			return
-		}
-		c.dispatch(func() {
-			defer c.recoverOp(next, st, "request worker")
-			c.complete(next, st, c.run(st.ctx, next, st))
-		})
+		c.resend(next, st, "-r"+strconv.Itoa(rounds))
 	})
+	return true
+}
+
+// resend sends op again as a new request: the same operation under a new
+// JSON-RPC id (its own id with suffix).
+func (c *conn) resend(next messages.Op, st *opState, suffix string) {
+	st.reqID = mcp.NewRequestId(c.ids.forOp(next.ID).String() + suffix)
+	if c.lc != nil {
+		c.startLine(next, st)
+		return
+	}
+	c.dispatch(func() {
+		defer c.recoverOp(next, st, "request worker")
+		c.complete(next, st, c.run(st.ctx, next, st))
+	})
+}
+
+// MaxReissues bounds how often one request is sent again after its
+// response stream broke (2026-07-28 Streamable HTTP).
+const MaxReissues = 2
+
+// reissue applies the 2026-07-28 rule for a broken response stream:
+// resumption is gone ("a broken response stream loses the in-flight
+// request; clients MUST re-issue it as a new request with a new request
+// ID"). A request whose stream ended without its response is sent again,
+// at most MaxReissues times; true when it was. Only a stream the server
+// ended (OpResult.OnlyThis) qualifies: a read error ends the connection.
+func (c *conn) reissue(op messages.Op, st *opState) bool {
+	c.mu.Lock()
+	ok := !st.aborted && !c.closing && !c.ended && st.reissues < MaxReissues
+	if ok {
+		st.reissues++
+	}
+	n := st.reissues
+	c.mu.Unlock()
+	if !ok || st.ctx.Err() != nil {
+		return false
+	}
+	c.d.logger().Debug("response stream broke; the request is sent again with a new id", "server", c.server, "method", op.Method, "attempt", n)
+	c.resend(op, st, "-a"+strconv.Itoa(n))
 	return true
 }
 

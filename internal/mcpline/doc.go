@@ -5,13 +5,16 @@
 // drops _meta from notifications sent through it, its StdioServer keeps one
 // session per process and its SSEServer cannot write custom frames.
 //
-// Fronts:
+// # Fronts
+//
 //   - [Serve] and [ServeWith]: newline-delimited JSON-RPC (a process's stdin
 //     and stdout, or one socket connection);
 //   - [StreamableHTTP]: wraps mcp-go's StreamableHTTPServer, answering
 //     custom requests with an event stream of their own;
 //   - [LegacySSE]: the legacy HTTP+SSE transport (GET event stream, POSTed
 //     messages answered 202).
+//
+// # Custom methods
 //
 // Custom methods are [Methods]: a [Handler] gets a context the client's
 // cancellation ends and a [Call] to read the request and to write
@@ -24,7 +27,9 @@
 // with a registered session, so tools and server notifications keep
 // working.
 //
-// Concurrency contract: a line connection ([ServeWith]) and a legacy SSE
+// # Concurrency contract
+//
+// A line connection ([ServeWith]) and a legacy SSE
 // session own the goroutines they start: one reading lines (line
 // connections), one per request in flight, one forwarding the session's
 // notifications; messages are written one at a time, a handler's

@@ -6,7 +6,9 @@
 // variable [EnvArgs] holding the server's command line. [Main] runs the same
 // server from a tiny main package.
 //
-// Modes (one of them):
+// # Modes
+//
+// One of them:
 //
 //	--stdio            newline-delimited JSON-RPC on stdin/stdout (default)
 //	--http ADDR        Streamable HTTP at http://ADDR/mcp
@@ -41,13 +43,17 @@
 // A test binary built with -race pauses a second at every clean exit unless
 // the server's environment has GORACE=atexit_sleep_ms=0.
 //
-// Tools: echo, add, hang, slow, crash, big, stderr, env, environ, cwd,
+// # Tools
+//
+// echo, add, hang, slow, crash, big, stderr, env, environ, cwd,
 // grandchild, notify, fail and header (see [ToolNames]). hang sends one
 // notifications/progress when its request carries a progress token, then
 // blocks until cancelled and appends "cancelled" to the file named by
 // [EnvCancelLog].
 //
-// Protocol extension "example", served in every mode and with both
+// # Protocol extension "example"
+//
+// Served in every mode and with both
 // handshakes (through internal/mcpline's fronts, since mcp-go cannot serve
 // custom methods):
 //   - example/list answers {"items":["a","b"]};
@@ -70,7 +76,9 @@
 //     HTTP; or the connection ended) it appends [StreamCancelLine] to the
 //     file named by [EnvCancelLog] and still sends its late items.
 //
-// Protocol extension "events" (internal/eventsrv; the wire format of
+// # Protocol extension "events"
+//
+// The events protocol (internal/eventsrv; the wire format of
 // ../shared/design/events-protocol.md), served in every mode and with both
 // handshakes:
 //   - events/list: [EventTest] (arguments {"tag"?: string, "reject"?:
@@ -88,6 +96,8 @@
 //     params._meta["io.modelcontextprotocol/subscriptionId"] = the request
 //     id. --events-state DIR keeps the logs, so a restarted server places
 //     the old cursors.
+//
+// # Events tools
 //
 // With --events the server also has four tools that drive it (their
 // results are JSON text):
@@ -126,7 +136,9 @@
 //   - events_streams {}: {"streams":[{subscription, name, cursor, active,
 //     stalled}]}, the open streams.
 //
-// Logs: when [EnvNoteLog] names a file, the server appends the method of
+// # Logs
+//
+// When [EnvNoteLog] names a file, the server appends the method of
 // every notification it receives to it, one per line, in every mode, and
 // for notifications/cancelled a second line, [CancelNote]
 // ("notifications/cancelled <requestId as JSON>"). When [EnvRequestLog] names a
@@ -135,7 +147,9 @@
 // HTTP headers, or ""),"params" (the whole params, or null)};
 // [ReadRequestLog] reads it back.
 //
-// Concurrency contract: on a stdio or socket connection one goroutine reads
+// # Concurrency contract
+//
+// On a stdio or socket connection one goroutine reads
 // and dispatches lines in order; notifications from the client (including
 // notifications/cancelled) are handled on it, inline. Each request runs on a
 // goroutine of its own. notifications/cancelled cancels the request's

@@ -16,8 +16,13 @@
 // 2026-07-28 tools answer input_required (multi round-trip requests):
 // mrtr_elicit, mrtr_url, mrtr_all (elicitation, sampling and roots in one
 // round), mrtr_twice (two rounds), mrtr_state (requestState only),
-// mrtr_flood (more input requests than a client answers at once), caps
-// (the client capabilities and log level the request carried), echo.
+// mrtr_flood (more input requests than a client answers at once),
+// the prompt mrtr_prompt and the resource mrtr://greeting (both ask for a
+// name), mrtr_bad_sampling (malformed params), raw_bad_method and raw_empty
+// (malformed results, HTTP only), caps
+// (the client capabilities and log level the request carried), echo,
+// cut_once (over HTTP its first response stream ends before the response;
+// its answer lists the ids of the requests it saw).
 
 import http from 'node:http';
 
@@ -146,11 +151,13 @@ async function legacy(httpMode) {
 
 async function modern(httpMode) {
   const { McpServer, inputRequired, inputResponse, acceptedContent } = await import('@modelcontextprotocol/server');
+  const cutIds = []; // the JSON-RPC ids of every cut_once request, in order
   const nameForm = { type: 'object', properties: { name: { type: 'string', title: 'Your name' } }, required: ['name'] };
   const state = (ctx) => ctx.mcpReq.requestState ? ctx.mcpReq.requestState() : undefined;
   const make = () => {
     const server = new McpServer({ name: 'tspeer-modern', version: '2.0.0' }, { capabilities: { logging: {} } });
     server.registerTool('echo', { description: 'echoes nothing' }, async () => text('echo'));
+    server.registerTool('cut_once', { description: 'its first response stream is cut (HTTP)' }, async () => text('cut_once answered; ids ' + JSON.stringify(cutIds)));
     server.registerTool('caps', { description: 'the envelope of this request' }, async (ctx) => text(JSON.stringify(ctx.mcpReq.envelope || {})));
     server.registerTool('mrtr_elicit', { description: 'asks for a name' }, async (ctx) => {
       const r = inputResponse(ctx.mcpReq.inputResponses, 'name');
@@ -204,6 +211,21 @@ async function modern(httpMode) {
       if (!st) return inputRequired({ requestState: 'come-back' });
       return text('resumed with ' + st + ' responses=' + JSON.stringify(ctx.mcpReq.inputResponses));
     });
+    // Input requests a client must refuse, built by hand.
+    server.registerTool('mrtr_bad_sampling', { description: 'a sampling input request without maxTokens' }, async () => ({ resultType: 'input_required', inputRequests: { s: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] } } } }));
+    for (const name of ['raw_bad_method', 'raw_empty']) {
+      server.registerTool(name, { description: 'answered by the HTTP front (HTTP only)' }, async () => text('not intercepted (stdio)'));
+    }
+    // A prompt and a resource that need the user's name first.
+    const named = (ctx, done) => {
+      const who = acceptedContent(ctx.mcpReq.inputResponses, 'who');
+      if (!who) return inputRequired({ inputRequests: { who: inputRequired.elicit({ message: 'Name for the greeting?', requestedSchema: nameForm }) } });
+      return done(who.name);
+    };
+    server.registerPrompt('mrtr_prompt', { description: 'a greeting for a name it asks for' }, async (ctx) =>
+      named(ctx, (name) => ({ messages: [{ role: 'user', content: { type: 'text', text: 'Greet ' + name } }] })));
+    server.registerResource('mrtr_resource', 'mrtr://greeting', { mimeType: 'text/plain' }, async (uri, ctx) =>
+      named(ctx, (name) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'greeting for ' + name }] })));
     server.registerTool('mrtr_flood', { description: 'more input requests than a client answers at once' }, async (ctx) => {
       if (ctx.mcpReq.inputResponses) return text('answered ' + Object.keys(ctx.mcpReq.inputResponses).length);
       const reqs = {};
@@ -225,6 +247,26 @@ async function modern(httpMode) {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     const body = chunks.length ? Buffer.concat(chunks) : undefined;
+    let msg;
+    try { msg = body && JSON.parse(body.toString()); } catch { msg = undefined; }
+    // Answers the SDK would refuse to send (HTTP only): raw_bad_method (an
+    // input request whose method is not one), raw_empty (input_required
+    // with neither inputRequests nor requestState).
+    const raw = { raw_bad_method: { resultType: 'input_required', inputRequests: { x: { method: 'tools/list', params: {} } } }, raw_empty: { resultType: 'input_required' } };
+    if (msg && msg.method === 'tools/call' && msg.params && raw[msg.params.name]) {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: raw[msg.params.name] }));
+      return;
+    }
+    if (msg && msg.method === 'tools/call' && msg.params && msg.params.name === 'cut_once') {
+      cutIds.push(msg.id);
+      if (cutIds.length === 1) {
+        // The response stream ends before the response: the request is lost.
+        res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        res.end();
+        return;
+      }
+    }
     const response = await handler.fetch(new Request('http://' + req.headers.host + req.url, { method: req.method, headers, body }));
     res.writeHead(response.status, Object.fromEntries(response.headers));
     if (response.body) {
