@@ -201,6 +201,7 @@ var regressionSeeds = []uint64{
 	10057, // a lookup answered with a server's listing failure: not a model connect for failure memory
 	7998,  // the same
 	20177, // the same
+	2937,  // a lookup over several servers cancelled: its aborts were posted in map order (tools/mcp_call.go)
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
