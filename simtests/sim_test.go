@@ -202,6 +202,8 @@ var regressionSeeds = []uint64{
 	7998,  // the same
 	20177, // the same
 	2937,  // a lookup over several servers cancelled: its aborts were posted in map order (tools/mcp_call.go)
+	3389,  // the same
+	11044, // the same
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
