@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcprt/mcprt/actors"
@@ -223,7 +224,15 @@ func (c *checker) outstanding() int {
 	return n
 }
 
+// hostTotals counts, over the whole test binary, the host operations
+// answered (the tool calls among them): TestSim reports it.
+var hostTotals struct{ ops, calls atomic.Int64 }
+
 func (c *checker) hostFinished(op *hostOp) {
+	hostTotals.ops.Add(1)
+	if op.kind == "call" {
+		hostTotals.calls.Add(1)
+	}
 	r := op.res
 	if r.code == "internal_error" && !(c.w.crashesFired(messages.ActorServer, messages.ActorEvents) > 0 && strings.Contains(r.text, "crashed")) {
 		c.w.violate("host %s answered internal_error: %s", op.id, r.text)

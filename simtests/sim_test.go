@@ -201,6 +201,9 @@ var regressionSeeds = []uint64{
 	10057, // a lookup answered with a server's listing failure: not a model connect for failure memory
 	7998,  // the same
 	20177, // the same
+	2937,  // a lookup over several servers cancelled: its aborts were posted in map order (tools/mcp_call.go)
+	3389,  // the same
+	11044, // the same
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken
@@ -266,6 +269,7 @@ func TestSim(t *testing.T) {
 		len(seeds), len(distinct), lines, digest.Sum(nil)[:6], took.Round(time.Millisecond), workerCount(), float64(len(seeds))/took.Minutes(), heldMidStep.Load())
 	t.Logf("events campaigns (both runs of each seed): %d subscriptions, %d events and %d status items delivered, %d events counted dropped, %d active subscriptions accounted at checkpoints, %d actor crashes injected",
 		evTotals.subscriptions.Load(), evTotals.delivered.Load(), evTotals.statusItems.Load(), evTotals.dropped.Load(), evTotals.accounted.Load(), crashTotals.Load())
+	t.Logf("host operations answered (both runs of each seed): %d, of which %d tool calls", hostTotals.ops.Load(), hostTotals.calls.Load())
 	if len(seeds) >= 100 && (evTotals.accounted.Load() == 0 || evTotals.statusItems.Load() == 0) {
 		t.Fatalf("the events campaigns accounted no subscription or delivered no status: they no longer exercise events")
 	}

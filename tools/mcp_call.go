@@ -147,8 +147,8 @@ func (m *MCP) refreshMany(ctx context.Context, servers []string) map[string]*mes
 			// Abort them all and keep collecting: the aborted replies are
 			// prompt, and then every listing's lease is released.
 			done = nil
-			for s, tok := range tokens {
-				m.sys.Post(s, &messages.Abort{Token: tok})
+			for _, s := range servers { // in order, not the map's: replayable (seed 2937)
+				m.sys.Post(s, &messages.Abort{Token: tokens[s]})
 			}
 		case <-m.sys.Done():
 			for len(ch) > 0 {
