@@ -166,7 +166,8 @@ func firstDiff(a, b string) string {
 	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
 	for i := 0; i < len(la) && i < len(lb); i++ {
 		if la[i] != lb[i] {
-			return fmt.Sprintf("line %d:\n  first:  %s\n  second: %s", i+1, la[i], lb[i])
+			before := strings.Join(la[max(0, i-12):i], "\n  ")
+			return fmt.Sprintf("line %d, after\n  %s\n  first:  %s\n  second: %s", i+1, before, la[i], lb[i])
 		}
 	}
 	return fmt.Sprintf("one trace is a prefix of the other (%d vs %d lines)", len(la), len(lb))
