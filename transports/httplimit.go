@@ -61,15 +61,15 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (resp *http.Response, er
 		return nil, err
 	}
 	t.lastStatus.Store(int32(resp.StatusCode))
-	if slot, ok := req.Context().Value(statusKey{}).(*statusSlot); ok {
+	slot, _ := req.Context().Value(statusKey{}).(*statusSlot)
+	if slot != nil {
 		slot.status.Store(int32(resp.StatusCode))
 	}
 	probeRefusal(req, resp)
-	slot, _ := req.Context().Value(statusKey{}).(*statusSlot)
 	if slot != nil && slot.sent != nil {
 		slot.sent() // the request is out: its response has begun
 	}
-	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	media := mediaType(resp.Header.Get("Content-Type"))
 	if media != "text/event-stream" && resp.ContentLength > MaxFrame {
 		// Refused before reading a byte of it.
 		t.violation.Store(true)
@@ -86,6 +86,19 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (resp *http.Response, er
 		resp.Body = &bodyLimitReader{rc: resp.Body, left: MaxFrame + 1, owner: t, slot: slot, charge: charge{b: t.budget}}
 	}
 	return resp, nil
+}
+
+// mediaType is the media type of a Content-Type value, lower-cased and
+// without parameters ("" when it does not parse). The two values servers
+// send on every response are recognised without mime.ParseMediaType's
+// allocations.
+func mediaType(contentType string) string {
+	switch contentType {
+	case "application/json", "text/event-stream":
+		return contentType
+	}
+	media, _, _ := mime.ParseMediaType(contentType)
+	return media
 }
 
 // bodyLimitReader fails once more than MaxFrame bytes have been read (it
