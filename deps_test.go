@@ -32,6 +32,8 @@ const (
 	modOAuth2     = "golang.org/x/oauth2"
 	modJOSE       = "github.com/go-jose/go-jose/v4"
 	modKeyring    = "github.com/zalando/go-keyring"
+	modGRPC       = "google.golang.org/grpc"
+	modProtobuf   = "google.golang.org/protobuf"
 )
 
 // layer is one row of docs/architecture.md's package table: what a package
@@ -57,7 +59,8 @@ var layers = map[string]layer{
 	"tools":                        {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config"}, "tools talk to actors through typed messages; never to transports or protoactor"},
 	"":                             {[]string{"auth", "messages", "clock", "config", "eventstream", "supervisor", "extension", "clientside", "catalog", "transports", "actors", "tools", "internal/trace", "simseam"}, "the root package is the embedding API over everything below it"},
 	"demoserver":                   {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
-	"cmd/runtime":                  {[]string{"", "auth", "demoserver", "messages", "clock", "config", modCobra, modShlex}, "cmd/runtime is wiring only"},
+	"remote":                       {[]string{"", "messages", "clock", modProtoactor, modGRPC, modProtobuf}, "remote shares a runtime across processes over protoactor's remote; only it (and what imports it) links gRPC"},
+	"cmd/runtime":                  {[]string{"", "auth", "demoserver", "messages", "clock", "config", "remote", modCobra, modShlex}, "cmd/runtime is wiring only"},
 	"internal/testonly/testserver": {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
 	"internal/testonly/testenv":    {[]string{"clock", "internal/testonly/testserver", modXSys, modFlock}, "testenv only installs and starts test peers"},
 	"internal/testonly/bench":      {nil, "bench holds benchmarks only"},
@@ -74,7 +77,7 @@ var layers = map[string]layer{
 var pure = []string{"eventstream", "supervisor", "extension", "clientside"}
 
 // goroutineOwners may contain go statements.
-var goroutineOwners = []string{"auth", "transports", "actors", "cmd/runtime", "demoserver", "internal/testonly/testserver", "internal/testonly/testenv", "internal/mcpline", "internal/trace", "simtests"}
+var goroutineOwners = []string{"auth", "transports", "actors", "remote", "cmd/runtime", "demoserver", "internal/testonly/testserver", "internal/testonly/testenv", "internal/mcpline", "internal/trace", "simtests"}
 
 type listedPackage struct {
 	ImportPath string
@@ -288,4 +291,18 @@ func checkFile(t *testing.T, fset *token.FileSet, f *ast.File, relPath, dir stri
 		}
 		return true
 	})
+}
+
+// TestEmbeddingLinksNoGRPC keeps gRPC out of hosts that do not share a
+// runtime: only remote/ (and what imports it: cmd/runtime) links it.
+func TestEmbeddingLinksNoGRPC(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, modGRPC) || p == module+"/remote" {
+			t.Errorf("the root package links %s: hosts that do not share a runtime must not link gRPC", p)
+		}
+	}
 }

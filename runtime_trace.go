@@ -8,6 +8,7 @@ import (
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/internal/trace"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/transports"
 )
 
 // TraceDirName is the directory under the agent directory that holds the
@@ -39,5 +40,9 @@ func withTracing(dialer messages.Dialer, opts Options, eff *config.Effective, lo
 	for name := range traced {
 		logger.Info("tracing the protocol (metadata only)", "server", name, "file", filepath.Join(dir, trace.FileName(name)))
 	}
-	return trace.Wrap(dialer, opts.sim().Clock, w, func(server string) bool { return traced[server] }), w
+	isTraced := func(server string) bool { return traced[server] }
+	if td, ok := dialer.(*transports.Dialer); ok {
+		td.ServerRequests = trace.WrapServerRequests(td.ServerRequests, opts.sim().Clock, w, isTraced)
+	}
+	return trace.Wrap(dialer, opts.sim().Clock, w, isTraced), w
 }

@@ -218,6 +218,9 @@ func (a *subState) exec(effects []eventstream.Effect) {
 		case eventstream.Disarm:
 			a.timer.stop()
 		case eventstream.Deliver:
+			// Published before the batch can wake the host: a host that
+			// then lists sees this event's cursor and counts.
+			a.publish()
 			done := a.frameDone
 			a.frameDone = nil
 			if a.handler != nil {
@@ -233,6 +236,7 @@ func (a *subState) exec(effects []eventstream.Effect) {
 				done()
 			}
 		case eventstream.Wake:
+			a.publish() // as for Deliver: the status a wakeup tells is listed
 			if a.handler != nil {
 				st := e.Status
 				a.handler(nil, &st)

@@ -72,28 +72,34 @@ type serverRecord struct {
 	// ConnClosed had not arrived: the next incarnation waits for them
 	// (shutdown must not return before they are reaped).
 	closing map[uint64]messages.Conn
+	// left is what else the crashed incarnation handed over: its failure
+	// memory and its requests whose OpResult had not arrived.
+	left supervisor.Handover
 }
 
-// handOver keeps conns, being closed by a crashed incarnation, for the next.
-func (r *serverRecord) handOver(conns map[uint64]messages.Conn) {
+// handOver keeps conns, being closed by a crashed incarnation, and what its
+// core left (supervisor.Handover), for the next incarnation.
+func (r *serverRecord) handOver(conns map[uint64]messages.Conn, left supervisor.Handover) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(conns) == 0 {
-		return
+	if len(conns) > 0 {
+		if r.closing == nil {
+			r.closing = map[uint64]messages.Conn{}
+		}
+		maps.Copy(r.closing, conns)
 	}
-	if r.closing == nil {
-		r.closing = map[uint64]messages.Conn{}
-	}
-	maps.Copy(r.closing, conns)
+	r.left = left
 }
 
-// takeOver returns the connections a crashed incarnation left closing.
-func (r *serverRecord) takeOver() map[uint64]messages.Conn {
+// takeOver returns the connections a crashed incarnation left closing and
+// what its core handed over.
+func (r *serverRecord) takeOver() (map[uint64]messages.Conn, supervisor.Handover) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c := r.closing
+	c, h := r.closing, r.left
 	r.closing = nil
-	return c
+	r.left.Sends, r.left.Dials = nil, nil // the memory stays until a later crash replaces it
+	return c, h
 }
 
 // begin starts a new incarnation and returns its number, the generation

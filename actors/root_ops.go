@@ -23,10 +23,18 @@ func (r *rootActor) childFailed(m childFailed) {
 		if msg.Conn != nil {
 			msg.Conn.Close()
 		}
-	case *messages.QueryStatus, *messages.Shutdown, messages.ConnClosed:
+		// The restarted actor still waits for this dial's outcome: it
+		// hears it as aborted (without the connection).
+		m.rec.mu.Lock()
+		pid := m.rec.pid
+		m.rec.mu.Unlock()
+		r.env.send(pid, messages.DialResult{Server: msg.Server, Gen: msg.Gen,
+			Err: messages.Errorf(messages.KindAborted, name, "the server's actor crashed while handling this dial's result")})
+	case *messages.QueryStatus, *messages.Shutdown, messages.ConnClosed, messages.OpResult:
 		// No error fits them: the restarted actor answers them (the post
 		// waits in its suspended mailbox until the restart); a ConnClosed
-		// tells it that a connection the crashed one left closing is gone.
+		// tells it that a connection the crashed one left closing is gone,
+		// an OpResult that a request the crashed one sent is settled.
 		m.rec.mu.Lock()
 		pid := m.rec.pid
 		m.rec.mu.Unlock()

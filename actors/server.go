@@ -140,14 +140,15 @@ func (s *serverActor) start(me *actor.PID) {
 	inc, lastGen, lastOp, down, restarts := s.rec.begin()
 	s.inc, s.restarts = inc, restarts
 	s.conns = map[uint64]messages.Conn{}
-	maps.Copy(s.conns, s.rec.takeOver()) // closing: shutdown waits for them
+	closing, left := s.rec.takeOver()
+	maps.Copy(s.conns, closing) // closing: shutdown waits for them
 	s.timers = map[supervisor.TimerKind]clock.Timer{}
 	s.tools = -1
 	s.core = supervisor.NewServer(supervisor.ServerConfig{
 		Name: s.cfg.Name, Policy: s.cfg.Policy, ListOnConnect: s.cfg.ListOnConnect, MaxPages: catalog.MaxCursors,
 		CallTimeout: s.cfg.CallTimeout, CatalogTimeout: s.cfg.CatalogTimeout, HealthTimeout: s.cfg.HealthTimeout, StartupTimeout: s.cfg.StartupTimeout,
 		NewListing: func() supervisor.Listing { return catalog.NewListing(s.info.Instructions) },
-	}, lastGen, lastOp, sortedGens(s.conns))
+	}, lastGen, lastOp, sortedGens(s.conns), left)
 	s.exec(s.core.Start(s.now(), down))
 }
 
@@ -218,7 +219,7 @@ func (s *serverActor) crashed() {
 	s.exec(s.core.Crash(s.now(), s.handling))
 	s.stopTimers()
 	s.rec.noteOp(s.core.LastOp())
-	s.rec.handOver(s.conns)
+	s.rec.handOver(s.conns, s.core.Handover())
 	if s.stopping != nil {
 		s.stopping()
 	}

@@ -12,6 +12,7 @@ func (s *serverActor) exec(effects []supervisor.Effect) {
 		switch e := e.(type) {
 		case supervisor.Send:
 			s.conns[e.Gen].Send(e.Op)
+			s.core.Sent(e.Op.ID, e.Gen) // after Send: one that panicked sent nothing
 		case supervisor.Reply:
 			e.To.Reply(e.Reply)
 		case supervisor.ListReply:
@@ -38,6 +39,7 @@ func (s *serverActor) exec(effects []supervisor.Effect) {
 				IDPrefix:   "mcprt-" + clock.HexID(s.env.rand, 6),
 				ClientName: s.env.clientName, ClientVersion: s.env.clientVersion,
 			}, s.env.sinkFor(s.me))
+			s.core.Dialing(e.Gen) // after Dial: one that panicked owes no outcome
 		case supervisor.ReleaseSlot:
 			s.env.send(s.env.root, releaseSlot{pid: s.me, gen: e.Gen})
 		case supervisor.CancelDial:

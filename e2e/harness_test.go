@@ -46,6 +46,7 @@ var (
 
 func TestMain(m *testing.M) {
 	testserver.MainIfRequested()
+	sharedChildIfRequested() // shared_test.go
 	// Saved full results go to a directory of this run, not the user's.
 	results, err := os.MkdirTemp("", "mcprt-results-")
 	if err != nil {

@@ -140,8 +140,8 @@ func TestMultiRoundTripWithTSPeer(t *testing.T) {
 			if err != nil || !strings.Contains(p.Text, "Greet Ada Lovelace") {
 				t.Errorf("mrtr_prompt: %+v %v", p, err)
 			}
-			if res := rt.ReadResource(testCtx(t), "peer", "mrtr://greeting"); res.IsError || !strings.Contains(res.Text, "greeting for Ada Lovelace") {
-				t.Errorf("mrtr://greeting: %s", res.Text)
+			if rr, err := rt.ReadResource(testCtx(t), "peer", "mrtr://greeting"); err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "greeting for Ada Lovelace" {
+				t.Errorf("mrtr://greeting: %+v %v", rr, err)
 			}
 
 			// Two rounds: the second retry carries only the second round's

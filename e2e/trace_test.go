@@ -117,3 +117,40 @@ func indexOf(list []string, s string) int {
 	}
 	return -1
 }
+
+// A traced server's requests to the client (here sampling, against
+// server-everything) are traced too, as metadata: the method, sizes, the
+// host's time and the end, never the prompt or the host's answer.
+func TestTraceServerRequests(t *testing.T) {
+	js := testenv.EverythingJS(t)
+	agent := t.TempDir()
+	rt, err := mcprt.Start(testCtx(t), mcprt.Options{AgentDir: agent,
+		Config: &config.File{MCPServers: map[string]config.Server{"every": {Command: testenv.Node(t), Args: []string{js, "stdio"}, Trace: true}}},
+		Client: mcprt.ClientHooks{Sample: func(context.Context, mcprt.SamplingRequest) (mcprt.SamplingResult, error) {
+			return mcprt.SamplingResult{Text: "the answer is " + sentinel, Model: "test-model"}, nil
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rt.CallTool(testCtx(t), "every", "trigger-sampling-request", map[string]any{"prompt": "say " + sentinel, "maxTokens": 50})
+	if err != nil || !strings.Contains(res.Content[0].Text, sentinel) {
+		t.Fatalf("sampling: %+v %v", res, err)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(agent, mcprt.TraceDirName, "every.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	if strings.Contains(text, sentinel) {
+		t.Fatalf("the trace holds the prompt or the answer:\n%s", text)
+	}
+	for _, want := range []string{`"dir":"in","kind":"server-request","method":"sampling/createMessage"`, `"dir":"out","kind":"server-response","method":"sampling/createMessage"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the trace lacks %s:\n%s", want, text)
+		}
+	}
+}

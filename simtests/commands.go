@@ -52,8 +52,10 @@ func init() {
 		"await":            {after, func(r *runner, a string) error { return r.await(a) }},
 		"cancel":           {after, cmdCancel},
 		"advance":          {after, cmdAdvance},
-		"settle":           {after, func(r *runner, _ string) error { return r.w.Settle() }},
+		"settle":           {after, func(r *runner, _ string) error { r.held = false; return r.w.Settle() }},
+		"hold":             {after, func(r *runner, _ string) error { r.held = true; return nil }},
 		"crash":            {after, cmdCrash},
+		"crash-actor":      {after, cmdCrashActor},
 		"fail-dial":        {anytime, armer(faultDialFail)},
 		"slow-dial":        {anytime, armer(faultDialSlow)},
 		"crash-at-connect": {anytime, armer(faultCrashAtConnect)},
@@ -96,6 +98,7 @@ func (r *runner) sync(id string, start func(id string) error) error {
 // await runs until a host operation has its answer, then lets what is
 // runnable at that instant run: every command ends with nothing queued.
 func (r *runner) await(id string) error {
+	r.held = false
 	if err := r.w.Host.Await(id); err != nil {
 		return err
 	}
@@ -106,6 +109,16 @@ func (r *runner) await(id string) error {
 func (r *runner) async(err error) error {
 	if err != nil {
 		return err
+	}
+	return r.settle()
+}
+
+// settle lets what is runnable now run, unless the script holds it
+// ("hold": the commands that follow start together, until "settle" or
+// "await").
+func (r *runner) settle() error {
+	if r.held {
+		return nil
 	}
 	return r.w.Settle()
 }
@@ -125,7 +138,7 @@ func (r *runner) call(id, a string, wait bool) error {
 	if wait {
 		return r.await(id)
 	}
-	return r.w.Settle()
+	return r.settle()
 }
 
 // connect runs "NAME [fresh]".
@@ -140,7 +153,7 @@ func (r *runner) connect(id, a string, wait bool) error {
 	if wait {
 		return r.await(id)
 	}
-	return r.w.Settle()
+	return r.settle()
 }
 
 func cmdSeed(r *runner, a string) error {
@@ -257,7 +270,20 @@ func cmdCrash(r *runner, a string) error {
 	if s.Crash("killed by the scenario") == 0 {
 		r.w.Tracef("%s has no live connection to crash", a)
 	}
-	return r.w.Settle()
+	return r.settle()
+}
+
+// cmdCrashActor arms a crash of the next ordinary message of an actor of
+// kind KIND (the campaign's crash fault, crashes.go).
+func cmdCrashActor(r *runner, a string) error {
+	kind := messages.ActorKind(strings.TrimSpace(a))
+	for _, k := range crashKinds {
+		if k == kind {
+			r.w.armCrash(kind)
+			return nil
+		}
+	}
+	return fmt.Errorf("usage: crash-actor server|session|stream|observer|events|subscription|batcher")
 }
 
 func cmdHeal(r *runner, a string) error {

@@ -47,9 +47,9 @@ func (w *World) injectCrash(kind messages.ActorKind) bool {
 	crashTotals.Add(1)
 	if kind == messages.ActorServer {
 		w.crash.serverAt = w.Now() + 1 // (never 0: 0 means none, even for a crash at time 0)
-		// The restarted actor starts a fresh lifecycle: failure memory
-		// is the incarnation's, and is forgotten (seed 12346).
-		clear(w.inv.failedAt)
+		// (Failure memory survives the restart: the record keeps it, so
+		// invariant 6 holds through a crash; seed 12346,
+		// failure_memory_crash.)
 	}
 	// Frames on their way to a crashed stream (an events subscription's
 	// too) or session are lost: a sign of life the server sent may never

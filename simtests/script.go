@@ -87,6 +87,7 @@ type runner struct {
 	n          int  // host operations started, for automatic ids
 	started    bool
 	closeStart bool
+	held       bool            // "hold": async commands start without anything running
 	reserved   map[string]bool // ids the script names itself
 }
 

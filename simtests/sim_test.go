@@ -192,10 +192,15 @@ var regressionSeeds = []uint64{
 	4417,  // a call within failure memory that a server actor crashed on: internal_error, not server_backoff
 	4681,  // an events stream crashed: the signs of life on their way to it never reached the subscription
 	9223,  // a fresh connect replaced the connection with an event on its way: invariant 21 excuses a close
-	12346, // a server actor crashed right after a failed connect: failure memory is the incarnation's
+	12346, // a server actor crashed right after a failed connect: failure memory survives the restart (the record keeps it)
 	15767, // a server actor crashed at virtual time 0
 	16553, // a subscribe that reused a reconnecting subscription reset invariant 21's count
 	21575, // two subscription crashes: two status wakeups past the episodes' bound
+	66071, // requests sent on a connection whose ConnClosed was queued: Close did not wait for their "not sent"
+	15389, // a dial cancelled at its startup deadline: Close did not wait for its DialResult
+	10057, // a lookup answered with a server's listing failure: not a model connect for failure memory
+	7998,  // the same
+	20177, // the same
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken

@@ -47,6 +47,13 @@ func (s *Server) endDial(gen uint64) {
 // ConnClosed), caps what its server advertised.
 func (s *Server) Dialed(now time.Time, gen uint64, err *messages.Error, conn bool, caps Caps) []Effect {
 	s.input(now)
+	delete(s.owed.dials, gen)
+	s.dialed(gen, err, conn, caps)
+	s.maybeStopped() // a shutdown may have waited for this outcome
+	return s.out
+}
+
+func (s *Server) dialed(gen uint64, err *messages.Error, conn bool, caps Caps) {
 	wasCurrent := s.dialGen == gen
 	s.endDial(gen)
 	if conn {
@@ -56,9 +63,9 @@ func (s *Server) Dialed(now time.Time, gen uint64, err *messages.Error, conn boo
 		}
 	}
 	if !wasCurrent && err != nil {
-		return s.out // a dial already given up on (timed out, cancelled, older incarnation)
+		return // a dial already given up on (timed out, cancelled, older incarnation)
 	}
-	s.run(s.life.Dialed(now, gen, err))
+	s.run(s.life.Dialed(s.now, gen, err))
 	if err == nil && wasCurrent {
 		s.emit(PublishInfo{Gen: gen})
 		if s.cfg.ListOnConnect && s.life.Connected(gen) && !s.closed {
@@ -67,8 +74,6 @@ func (s *Server) Dialed(now time.Time, gen uint64, err *messages.Error, conn boo
 			s.join(gen, false, 0, nil)
 		}
 	}
-	s.maybeStopped()
-	return s.out
 }
 
 // DialProgress holds the startup deadline while the dial installs the

@@ -107,32 +107,38 @@ func (s *Server) send(o *op, cursor *string) {
 // OpResult reports the outcome of one request.
 func (s *Server) OpResult(now time.Time, m messages.OpResult) []Effect {
 	s.input(now)
+	delete(s.owed.sends, m.ID)
+	s.opResult(m)
+	s.maybeStopped() // a shutdown may have waited for this outcome
+	return s.out
+}
+
+func (s *Server) opResult(m messages.OpResult) {
 	if m.Err != nil && m.Err.Kind == messages.KindDisconnected && !m.OnlyThis {
 		s.connLost(m.Gen, m.Err)
 	}
 	o := s.ops[m.ID]
 	if o == nil || o.gen != m.Gen {
-		return s.out // finished already (timed out, aborted) or an older incarnation's
+		return // finished already (timed out, aborted) or an older incarnation's
 	}
 	// A request that never left moves to a new connection, except a
 	// refresh's own listing, which moves as a whole refresh.
-	if m.NotSent && o.kind != opHealth && o.cmd() != nil && !o.pinned && o.resends < MaxResends && !s.closed {
+	if m.NotSent && s.movable(o) {
 		s.resend(o)
-		return s.out
+		return
 	}
 	o.serverCancelled = m.ServerCancelled
 	if m.Err != nil || o.kind != opList {
 		s.finish(o, m.Result, m.Err)
-		return s.out
+		return
 	}
 	next, err := s.page(o, m.Result)
 	if err != nil || next == nil {
 		s.finish(o, nil, err)
-		return s.out
+		return
 	}
 	delete(s.ops, o.id)
 	s.send(o, next)
-	return s.out
 }
 
 // page adds one page's items to o and returns the next cursor, if any.

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ func core(mode Mode) *Server {
 		Name: "s", Policy: Policy{Mode: mode, IdleTimeout: time.Minute},
 		CallTimeout: 60 * time.Second, CatalogTimeout: 30 * time.Second, HealthTimeout: 5 * time.Second, StartupTimeout: 10 * time.Second,
 		MaxPages: 3, NewListing: func() Listing { return &fakeListing{} },
-	}, 0, 0, nil)
+	}, 0, 0, nil, Handover{})
 }
 
 func call(token messages.Token) *messages.Request {
@@ -112,11 +113,31 @@ func TestOpsShutdownWaitsForConnections(t *testing.T) {
 	s := core(Lazy)
 	s.Request(t0, call(1))
 	connected(t, s, t0, 1)
+	s.Sent(1, 1)
 	expect(t, "shutdown", s.Shutdown(t0),
 		"cancel gen=1 1; reply shutdown gen=1; arm idle 1m0s #3; disarm idle; disarm health; disarm reconnect; close gen=1")
 	expect(t, "second shutdown", s.Shutdown(t0), "")
 	expect(t, "call refused", s.Request(t0, call(2)), "answer shutdown")
-	expect(t, "closed", s.ConnClosed(t0, 1, nil), "stopped")
+	// The cancelled call's outcome is still on its way: the port answers
+	// every send once, and Close must not return before it has.
+	expect(t, "closed", s.ConnClosed(t0, 1, nil), "")
+	expect(t, "the last outcome", s.OpResult(t0, messages.OpResult{Gen: 1, ID: 1, Err: messages.Errorf(messages.KindAborted, "s", "cancelled")}), "stopped")
+}
+
+func TestOpsSentAfterConnClosedPostedMoves(t *testing.T) {
+	// Seed 66071: a call goes out on gen 1 after the port posted gen 1's
+	// ConnClosed; the ConnClosed finds it unsettled, so never written: it
+	// moves to a new connection instead of failing, and its NotSent
+	// outcome, arriving later, changes nothing.
+	s := core(Lazy)
+	s.Request(t0, call(1))
+	connected(t, s, t0, 1)
+	s.Sent(1, 1)
+	expect(t, "closed", s.ConnClosed(t0, 1, boom(messages.KindDisconnected)), "disarm idle; disarm health; dial gen=2")
+	expect(t, "late NotSent", s.OpResult(t0, messages.OpResult{Gen: 1, ID: 1, NotSent: true, Err: boom(messages.KindDisconnected)}), "")
+	expect(t, "sent again", connected(t, s, t0, 2),
+		"disarm startup; release-slot gen=2; arm idle 1m0s #3; disarm idle; send gen=2 2 tools/call; publish-info gen=2")
+	expect(t, "answered once", s.OpResult(t0, messages.OpResult{Gen: 2, ID: 2, Result: json.RawMessage(`{}`)}), "reply ok gen=2; arm idle 1m0s #5")
 }
 
 func TestOpsCrashAnswersAllButTheHandledCommand(t *testing.T) {
@@ -165,4 +186,18 @@ func TestDialStartupDeadline(t *testing.T) {
 		"cancel-dial gen=1; disarm startup; release-slot gen=1; answer init_timeout")
 	expect(t, "the abandoned dial connects after all: closed", s.Dialed(t0.Add(71*time.Second), 1, nil, true, Caps{}), "close gen=1")
 	expect(t, "a stale startup firing", s.Fire(t0.Add(80*time.Second), TimerStartup, 1), "")
+}
+
+func TestOpsShutdownWaitsForAnAbandonedDial(t *testing.T) {
+	// Seed 15389: a dial given up on at its startup deadline still owes its
+	// DialResult (and maybe a child process to reap): Close waits for it.
+	s := core(Lazy)
+	s.Request(t0, call(1))
+	s.SlotGranted(t0, 1)
+	s.Dialing(1)
+	s.Fire(t0.Add(10*time.Second), TimerStartup, 1)
+	if got := render(s.Shutdown(t0.Add(11 * time.Second))); strings.Contains(got, "stopped") {
+		t.Fatalf("stopped before the dial's outcome: %s", got)
+	}
+	expect(t, "the abandoned dial's outcome", s.Dialed(t0.Add(12*time.Second), 1, boom(messages.KindAborted), false, Caps{}), "stopped")
 }

@@ -83,7 +83,7 @@ func TestRefreshCursorLoopFailsTheListing(t *testing.T) {
 
 func TestRefreshLimitWithdrawsTools(t *testing.T) {
 	s := NewServer(ServerConfig{Name: "s", CatalogTimeout: time.Second, StartupTimeout: 10 * time.Second, MaxPages: 3,
-		NewListing: func() Listing { return &fakeListing{failTools: errString("too many tools"), limit: true} }}, 0, 0, nil)
+		NewListing: func() Listing { return &fakeListing{failTools: errString("too many tools"), limit: true} }}, 0, 0, nil, Handover{})
 	s.Refresh(t0, 1, messages.OriginModel, false, false, refreshCmd(1))
 	connected(t, s, t0, 1)
 	expect(t, "limit", s.OpResult(t0, messages.OpResult{Gen: 1, ID: 1, Result: page(1, "")}),

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -55,8 +56,10 @@ type Server struct {
 	ops     map[messages.OpID]*op
 	byToken map[messages.Token]*op
 	lastOp  messages.OpID
-	dl      deadlines
-	waits   userWaits
+	// owed are the outcomes the port has still to send (unsettled.go).
+	owed  owed
+	dl    deadlines
+	waits userWaits
 
 	cat catalogState
 }
@@ -64,11 +67,16 @@ type Server struct {
 // NewServer returns the core of a server actor instance. lastGen and
 // lastOp are the highest generation and operation id its server used
 // before (a restarted actor continues after them, so stale traffic is
-// recognised); open are the generations a crashed instance left closing.
-func NewServer(cfg ServerConfig, lastGen uint64, lastOp messages.OpID, open []uint64) *Server {
+// recognised); open are the generations a crashed instance left closing
+// and h what else it handed over (Crash).
+func NewServer(cfg ServerConfig, lastGen uint64, lastOp messages.OpID, open []uint64, h Handover) *Server {
 	s := &Server{cfg: cfg, life: New(cfg.Name, cfg.Policy), lastOp: lastOp,
-		open: map[uint64]bool{}, ops: map[messages.OpID]*op{}, byToken: map[messages.Token]*op{}}
+		open: map[uint64]bool{}, ops: map[messages.OpID]*op{}, byToken: map[messages.Token]*op{},
+		owed: owed{sends: map[messages.OpID]uint64{}, dials: map[uint64]bool{}}}
 	s.life.ContinueFrom(lastGen)
+	s.life.Remember(h.Memory) // a crash does not reset failure memory or backoff
+	maps.Copy(s.owed.sends, h.Sends)
+	maps.Copy(s.owed.dials, h.Dials)
 	for _, g := range open {
 		s.open[g] = true
 	}
@@ -148,12 +156,24 @@ func (s *Server) ConnClosed(now time.Time, gen uint64, err *messages.Error) []Ef
 	if reason == nil {
 		reason = messages.Errorf(messages.KindDisconnected, s.cfg.Name, "connection closed")
 	}
+	// An operation still waiting on gen was sent after the port posted this
+	// ConnClosed, so never written (unsettled.go): one that may move goes
+	// to a new connection once the lifecycle knows gen is gone.
+	var moving []*op
 	for _, o := range s.sortedOps() {
-		if o.gen == gen {
-			s.finish(o, nil, reason)
+		if o.gen != gen {
+			continue
 		}
+		if s.unsettledOn(o.id, o.gen) && s.movable(o) {
+			moving = append(moving, o)
+			continue
+		}
+		s.finish(o, nil, reason)
 	}
 	s.run(s.life.Closed(now, gen, err))
+	for _, o := range moving {
+		s.resend(o)
+	}
 	s.maybeStopped()
 	return s.out
 }

@@ -28,11 +28,13 @@ func (s *Server) Shutdown(now time.Time) []Effect {
 	return s.out
 }
 
-// maybeStopped completes a shutdown once nothing is open or dialing.
+// maybeStopped completes a shutdown once nothing is open or dialing and no
+// outcome is on its way for a connection that has ended.
 func (s *Server) maybeStopped() {
-	if !s.stopping || len(s.open) > 0 || s.dialGen != 0 {
+	if !s.stopping || len(s.open) > 0 || s.dialGen != 0 || s.stillOwed() {
 		return
 	}
+	s.stopping = false // stopped once
 	s.dl.slot.Disarm()
 	s.emit(Stopped{})
 }
@@ -42,8 +44,7 @@ func (s *Server) maybeStopped() {
 // that the outcome is unknown, except handling's, which the root
 // supervisor answers (so nobody hears twice); every operation is
 // cancelled, the dial cancelled, the start slot returned and every open
-// connection closed. The next instance starts afresh after LastOp and the
-// highest generation.
+// connection closed. The next instance takes over its Handover.
 func (s *Server) Crash(now time.Time, handling messages.Failable) []Effect {
 	s.input(now)
 	err := messages.Errorf(messages.KindInternal, s.cfg.Name, "the server's actor crashed and was restarted; the operation's outcome is unknown")

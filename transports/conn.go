@@ -170,7 +170,7 @@ func (c *conn) complete(op messages.Op, st *opState, res messages.OpResult) {
 	if c.sess.modern && res.Err == nil && mrtrMethods[op.Method] && c.inputRound(op, st, &res) {
 		return // answered input_required: the retry completes it
 	}
-	if c.sess.modern && res.OnlyThis && res.Err != nil && c.lc == nil && c.reissue(op, st) {
+	if c.sess.modern && res.OnlyThis && res.Err != nil && c.lc == nil && op.Stream == nil && c.reissue(op, st) {
 		return // the stream broke: the new request completes it
 	}
 	if !st.completed.CompareAndSwap(false, true) {

@@ -150,6 +150,7 @@ const MaxReissues = 2
 // ID"). A request whose stream ended without its response is sent again,
 // at most MaxReissues times; true when it was. Only a stream the server
 // ended (OpResult.OnlyThis) qualifies: a read error ends the connection.
+// Streams (Op.Stream: their end is their owner's business) never are.
 func (c *conn) reissue(op messages.Op, st *opState) bool {
 	c.mu.Lock()
 	ok := !st.aborted && !c.closing && !c.ended && st.reissues < MaxReissues

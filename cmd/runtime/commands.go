@@ -12,7 +12,7 @@ import (
 
 // runTool runs one agent-facing tool exactly as a model would and prints
 // its result.
-func (g *globals) runTool(cmd *cobra.Command, rt *mcprt.Runtime, name string, args json.RawMessage) error {
+func (g *globals) runTool(cmd *cobra.Command, rt toolRuntime, name string, args json.RawMessage) error {
 	t, ok := rt.Tool(name)
 	if !ok {
 		var names []string
@@ -55,6 +55,11 @@ func (g *globals) withRuntime(cmd *cobra.Command, f func(rt *mcprt.Runtime) erro
 // runtime's own answer, without starting actors, which is what makes
 // `runtime status` fast); anything else starts the runtime.
 func (g *globals) proxyMode(cmd *cobra.Command, args func(servers []string) json.RawMessage) error {
+	if g.attach != "" {
+		return g.withTools(cmd, func(rt toolRuntime) error {
+			return g.runTool(cmd, rt, mcprt.MCPToolName, args(rt.Servers()))
+		})
+	}
 	o, err := g.options()
 	if err != nil {
 		return err
@@ -127,7 +132,7 @@ func callCmd(g *globals) *cobra.Command {
 					return usage("the arguments of call must be a JSON object")
 				}
 			}
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+			return g.withTools(cmd, func(rt toolRuntime) error {
 				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(map[string]any{"tool": args[0], "args": raw}))
 			})
 		},
@@ -141,7 +146,7 @@ func toolCmd(g *globals) *cobra.Command {
 			if !json.Valid([]byte(args[1])) {
 				return usage("the arguments of tool must be JSON")
 			}
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+			return g.withTools(cmd, func(rt toolRuntime) error {
 				return g.runTool(cmd, rt, args[0], json.RawMessage(args[1]))
 			})
 		},
@@ -152,7 +157,7 @@ func connectCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use: "connect SERVER", Short: "connect (or reconnect) a server, list its catalog and cache it", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+			return g.withTools(cmd, func(rt toolRuntime) error {
 				return g.runTool(cmd, rt, mcprt.MCPToolName, mcpArgs(map[string]any{"connect": args[0]}))
 			})
 		},

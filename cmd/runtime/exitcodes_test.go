@@ -43,6 +43,7 @@ var badInput = map[string][][]string{
 	"runtime completion fish":       {{"completion", "fish", "extra"}},
 	"runtime completion powershell": {{"completion", "powershell", "extra"}},
 	"runtime prompt":                {{"prompt", "s"}, {"prompt", "s", "n", "novalue", "--url", "http://127.0.0.1:1/mcp"}},
+	"runtime serve":                 {{"serve", "extra"}, {"serve", "--listen", "nohostport"}, {"--attach", "127.0.0.1:1", "serve"}, {"--json", "serve"}},
 	"runtime session":               {{"session", "extra"}, {"session", "--url", "notaurl"}},
 	"runtime auth":                  {{"auth"}, {"auth", "logn"}, {"--oauth-grant", "implicit", "--url", "http://127.0.0.1:1/mcp", "list"}, {"--oauth-client-id", "x", "list"}},
 	"runtime auth login":            {{"auth", "login"}, {"auth", "login", "nosuch", "--url", "http://127.0.0.1:1/mcp"}},

@@ -22,10 +22,12 @@ import (
 // noJSON are the commands without a --json form: the groups, the demo (a
 // tour for people, which refuses --json), the completion scripts, the
 // sidecar (its JSON lines are docs/sidecar.schema.json's, checked by
-// session_test.go), and the interactive OAuth commands.
+// session_test.go), the shared runtime's member (serve: it runs until
+// stopped and prints one line for people), and the interactive OAuth
+// commands.
 var noJSON = map[string]bool{"runtime": true, "runtime config": true, "runtime events": true, "runtime demo": true,
 	"runtime completion": true, "runtime completion bash": true, "runtime completion zsh": true, "runtime completion fish": true,
-	"runtime completion powershell": true, "runtime session": true,
+	"runtime completion powershell": true, "runtime session": true, "runtime serve": true,
 	// The browser login and the logout talk to a person; auth status has --json.
 	"runtime auth": true, "runtime auth login": true, "runtime auth logout": true}
 

@@ -38,6 +38,7 @@ type globals struct {
 	config  string
 	url     string
 	stdio   string
+	attach  string // --attach ADDR: a shared runtime (serve.go)
 	json    bool
 	verbose bool
 	oauth   oauthFlags // auth_flags.go
@@ -102,12 +103,13 @@ func newRoot(g *globals) *cobra.Command {
 	f.StringVar(&g.config, "config", "", "read only this configuration file")
 	f.StringVar(&g.url, "url", "", `use one ad-hoc Streamable HTTP server named "adhoc" (SSE fallback)`)
 	f.StringVar(&g.stdio, "stdio", "", `use one ad-hoc stdio server named "adhoc": "CMD ARGS", split with shell quoting`)
+	f.StringVar(&g.attach, "attach", "", "use the shared runtime `runtime serve` runs at ADDR (host:port) instead of starting servers here")
 	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log diagnostics to stderr")
 	g.client.register(root)
 	addOAuthFlags(root, &g.oauth)
 	root.AddCommand(authCmd(g))
-	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g), eventsCmd(g), sessionCmd(g))
+	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g), eventsCmd(g), sessionCmd(g), serveCmd(g))
 	root.AddCommand(configCommands(g)...)
 	root.AddCommand(proxyCommands(g)...)
 	g.completions(root)
@@ -127,6 +129,10 @@ func checkURL(raw string) error {
 // options builds the runtime's Options from the flags.
 func (g *globals) options() (mcprt.Options, error) {
 	var o mcprt.Options
+	if g.attach != "" {
+		// Commands that support --attach branch before options (serve.go).
+		return o, usage("this command does not support --attach yet (call, tool, status, list, connect and session do)")
+	}
 	hooks, err := g.clientHooks()
 	if err != nil {
 		return o, err

@@ -52,9 +52,12 @@ type sessionRequest struct {
 
 // session is one running sidecar.
 type session struct {
-	rt  *mcprt.Runtime
-	out *sessionOut
-	ctx context.Context
+	rt sidecarRuntime
+	// local is the embedded runtime; nil when the sidecar is attached to a
+	// shared runtime (--attach), which has no typed subscriptions yet.
+	local *mcprt.Runtime
+	out   *sessionOut
+	ctx   context.Context
 
 	calls sync.WaitGroup
 	mu    sync.Mutex
@@ -70,18 +73,12 @@ type session struct {
 // (reaping every server) and flushes stdout.
 func (g *globals) runSession(ctx context.Context, stdin io.Reader) error {
 	out := newSessionOut(g.stdout)
-	o, err := g.options()
+	rt, local, err := g.sidecarRuntime(ctx, sessionHost{out: out})
 	if err != nil {
 		out.close()
 		return err
 	}
-	o.Host = sessionHost{out: out}
-	rt, err := mcprt.Start(ctx, o)
-	if err != nil {
-		out.close()
-		return usage("%s", err.Error())
-	}
-	s := &session{rt: rt, out: out, ctx: ctx, inFlight: map[string]context.CancelFunc{}, subs: map[string]*mcprt.Subscription{}}
+	s := &session{rt: rt, local: local, out: out, ctx: ctx, inFlight: map[string]context.CancelFunc{}, subs: map[string]*mcprt.Subscription{}}
 	out.send(map[string]any{"hello": map[string]any{
 		"protocol": sessionProtocol, "version": sessionVersion, "runtime": mcprt.Version, "tools": toolDefs(rt.Tools()),
 	}})

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"context"
 	"encoding/json"
 	"sync"
 	"time"
@@ -175,4 +176,32 @@ func Method(m string) string {
 		}
 	}
 	return m
+}
+
+// WrapServerRequests traces the requests traced servers send to the
+// client (elicitation, sampling, roots, ping) and the client's answers: the
+// method, the sizes, the time the host took and how it ended (ok or
+// rpc_error), never the question or the answer.
+func WrapServerRequests(h messages.ServerRequestHandler, clk clock.Clock, w *Writer, traced func(server string) bool) messages.ServerRequestHandler {
+	if h == nil {
+		return nil
+	}
+	clk = clock.Or(clk)
+	return func(ctx context.Context, r messages.ServerRequest) (json.RawMessage, *messages.RPCError) {
+		if !traced(r.Server) {
+			return h(ctx, r)
+		}
+		c := &conn{d: &dialer{clk: clk, w: w}, server: r.Server, gen: r.Gen}
+		method := Method(r.Method)
+		start := clk.Now()
+		c.record(Record{Dir: "in", Kind: "server-request", Method: method, Bytes: len(r.Params)})
+		res, rerr := h(ctx, r)
+		ms := millis(clk.Now().Sub(start))
+		end := "ok"
+		if rerr != nil {
+			end = "rpc_error"
+		}
+		c.record(Record{Dir: "out", Kind: "server-response", Method: method, Bytes: len(res), Ms: &ms, End: end})
+		return res, rerr
+	}
 }

@@ -89,3 +89,30 @@ func TestFileName(t *testing.T) {
 		}
 	}
 }
+
+// A file that would pass the rotation size becomes SERVER.jsonl.1 and a
+// new one starts; both are mode 0600.
+func TestTraceRotates(t *testing.T) {
+	dir := t.TempDir()
+	w := open(dir, nil, 300)
+	for i := 0; i < 5; i++ {
+		w.Write(Record{Server: "s", Dir: "out", Kind: "request", Method: "tools/call", ID: uint64(i + 1)})
+	}
+	w.Close()
+	cur, err := os.ReadFile(filepath.Join(dir, "s.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile(filepath.Join(dir, "s.jsonl.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cur) > 300 || len(old) > 300 || strings.Count(string(cur)+string(old), "\n") < 4 {
+		t.Fatalf("rotation: current %d bytes, previous %d bytes", len(cur), len(old))
+	}
+	for _, f := range []string{"s.jsonl", "s.jsonl.1"} {
+		if st, _ := os.Stat(filepath.Join(dir, f)); st.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %v", f, st.Mode().Perm())
+		}
+	}
+}

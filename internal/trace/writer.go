@@ -63,12 +63,18 @@ type Writer struct {
 	lines   chan Record
 	dropped atomic.Uint64
 	done    chan struct{}
+	// maxBytes is the rotation size (MaxFileBytes; tests make it small).
+	maxBytes int64
 }
 
 // Open starts a writer into dir; warn (may be nil) hears of a file that
 // cannot be written, once per server.
 func Open(dir string, warn func(error)) *Writer {
-	w := &Writer{dir: dir, warn: warn, lines: make(chan Record, QueueLines), done: make(chan struct{})}
+	return open(dir, warn, MaxFileBytes)
+}
+
+func open(dir string, warn func(error), maxBytes int64) *Writer {
+	w := &Writer{dir: dir, warn: warn, lines: make(chan Record, QueueLines), done: make(chan struct{}), maxBytes: maxBytes}
 	go w.run()
 	return w
 }
@@ -145,7 +151,7 @@ func (w *Writer) run() {
 // append writes line to the server's file, opening or rotating it first.
 func (w *Writer) append(server string, f *file, line []byte) error {
 	path := filepath.Join(w.dir, FileName(server))
-	if f.f != nil && f.size+int64(len(line)) > MaxFileBytes {
+	if f.f != nil && f.size+int64(len(line)) > w.maxBytes {
 		_ = f.f.Close()
 		f.f = nil
 		if err := os.Rename(path, path+".1"); err != nil {

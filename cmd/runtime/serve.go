@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+
+	"github.com/spf13/cobra"
+
+	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/remote"
+)
+
+// serveCmd runs the runtime as a shared member (docs/shared.md): the
+// configuration's servers run here once, and sessions attach with
+// --attach ADDR.
+func serveCmd(g *globals) *cobra.Command {
+	var listen string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "share this configuration's servers with sessions that attach (runtime --attach ADDR ...)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if g.attach != "" {
+				return usage("serve cannot --attach")
+			}
+			if g.json {
+				return usage("serve has no --json form: it runs until stopped")
+			}
+			if host, _, err := net.SplitHostPort(listen); err != nil || host == "" {
+				return usage("--listen needs host:port, e.g. --listen 127.0.0.1:7373")
+			}
+			o, err := g.options()
+			if err != nil {
+				return err
+			}
+			srv := remote.NewServer(remote.ServeOptions{Listen: listen, Logger: o.Logger})
+			o.Host = bothHosts{srv.Host(), g.host(o)}
+			rt, err := mcprt.Start(cmd.Context(), o)
+			if err != nil {
+				return usage("%s", err.Error())
+			}
+			defer g.closeRuntime(rt)
+			if err := srv.Serve(rt); err != nil {
+				return failed(err.Error())
+			}
+			fmt.Fprintf(g.stderr, "runtime serve: listening on %s (token file %s); attach with: runtime --attach %s ...\n", srv.Addr(), srv.TokenFile(), srv.Addr())
+			<-cmd.Context().Done()
+			if err := srv.Close(); err != nil {
+				fmt.Fprintln(g.stderr, "runtime: warning: "+oneLine(err.Error()))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on (host:port; loopback unless you name another host)")
+	return cmd
+}
+
+// bothHosts hands everything to two hosts.
+type bothHosts [2]mcprt.Host
+
+func (b bothHosts) Deliver(ctx context.Context, m messages.HostMessage) {
+	for _, h := range b {
+		h.Deliver(ctx, m)
+	}
+}
+
+func (b bothHosts) Notify(ctx context.Context, n messages.Notice) {
+	for _, h := range b {
+		h.Notify(ctx, n)
+	}
+}
+
+// toolRuntime is what the tool commands need: an embedded runtime or an
+// attached session.
+type toolRuntime interface {
+	Tool(name string) (mcprt.Tool, bool)
+	Tools() []mcprt.Tool
+	Servers() []string
+	Close() error
+}
+
+// withTools runs f with an attached session (--attach) or a runtime of
+// its own.
+func (g *globals) withTools(cmd *cobra.Command, f func(rt toolRuntime) error) error {
+	if g.attach == "" {
+		return g.withRuntime(cmd, func(rt *mcprt.Runtime) error { return f(rt) })
+	}
+	s, err := g.attachSession(cmd.Context(), nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return f(s)
+}
+
+// attachSession attaches to the shared runtime named by --attach.
+func (g *globals) attachSession(ctx context.Context, host mcprt.Host) (*remote.Session, error) {
+	if g.config != "" || g.url != "" || g.stdio != "" {
+		return nil, usage("--attach uses the serving runtime's configuration: leave out --config, --url and --stdio")
+	}
+	if host == nil {
+		host = cliHost{w: g.stderr}
+	}
+	opts := remote.AttachOptions{Host: host}
+	if g.verbose {
+		opts.Logger = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	s, err := remote.Attach(ctx, g.attach, opts)
+	if err != nil {
+		return nil, failed(err.Error())
+	}
+	return s, nil
+}

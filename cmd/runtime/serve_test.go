@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testkit"
+	"github.com/mcprt/mcprt/remote"
+)
+
+// startServe runs `runtime --config CFG serve` over the test server and
+// returns the address it prints. Token files go to a directory of the
+// test ($MCPRT_SHARED_DIR, set for the commands the test runs too).
+func startServe(t *testing.T) string {
+	t.Helper()
+	t.Setenv(remote.EnvTokenDir, filepath.Join(t.TempDir(), "tokens"))
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"ts": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}}})
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(testkit.Ctx(t), binary(t), "--config", cfg, "serve")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "MCPRT_AGENT_DIR="+t.TempDir())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "runtime serve: listening on "); ok {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return strings.Fields(rest)[0]
+		}
+	}
+	t.Fatal("runtime serve ended without saying where it listens")
+	return ""
+}
+
+// The sidecar attaches to a shared runtime with --attach: its tools and
+// typed methods run there; typed subscriptions say they are not available.
+func TestSessionAttached(t *testing.T) {
+	addr := startServe(t)
+	s := startSidecar(t, "--attach", addr)
+	s.out = sessionSchema(t, "output")
+	hello := s.await("the hello", func(string, map[string]any) bool { return true })
+	if h, ok := hello["hello"].(map[string]any); !ok || !strings.Contains(string(mustJSON(h["tools"])), `"mcp"`) {
+		t.Fatalf("hello %v", hello)
+	}
+	s.send(`{"id":1,"tool":"mcp","args":{"tool":"echo","args":{"message":"attached-hi"}}}`)
+	if r, _ := s.await("the echo", hasID("1"))["result"].(map[string]any); r == nil || !strings.Contains(r["text"].(string), "echo: attached-hi") {
+		t.Errorf("echo through the attached sidecar: %v", r)
+	}
+	s.send(`{"id":2,"method":"callTool","params":{"server":"ts","tool":"add","arguments":{"a":2,"b":5}}}`)
+	if got := s.await("the typed call", hasID("2")); !strings.Contains(string(mustJSON(got["result"])), "7") {
+		t.Errorf("typed call through the attached sidecar: %v", got)
+	}
+	s.send(`{"id":3,"method":"servers"}`)
+	if got := s.await("the servers", hasID("3")); string(mustJSON(got["result"])) != `["ts"]` {
+		t.Errorf("servers: %v", got)
+	}
+	s.send(`{"id":4,"method":"subscribe","params":{"server":"ts","event":"x"}}`)
+	if got := s.await("the subscribe", hasID("4")); !strings.Contains(string(mustJSON(got["error"])), "--attach") {
+		t.Errorf("typed subscribe through --attach: %v", got)
+	}
+	// The CLI attaches the same way, with no other flag.
+	if o := runCLI(t, nil, "--attach", addr, "call", "echo", `{"message":"cli"}`); o.code != 0 || !strings.Contains(o.stdout, "echo: cli") {
+		t.Errorf("runtime --attach call: %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	if o := runCLI(t, nil, "--attach", addr, "--config", "x.json", "status"); o.code != 2 {
+		t.Errorf("--attach with --config: exit %d, want 2", o.code)
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}

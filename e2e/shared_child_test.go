@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	ossignal "os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/remote"
+)
+
+// Environment variables that turn the test binary into a serving member
+// or an attached session (sharedChildIfRequested, from TestMain).
+const (
+	envServeConfig = "MCPRT_E2E_SERVE_CONFIG" // serve this configuration file
+	envAttachAddr  = "MCPRT_E2E_ATTACH"       // attach here and call hang
+)
+
+// sharedChildIfRequested runs the member or the session child and exits
+// when the environment asks for one.
+func sharedChildIfRequested() {
+	switch {
+	case os.Getenv(envServeConfig) != "":
+		os.Exit(serveChild(os.Getenv(envServeConfig)))
+	case os.Getenv(envAttachAddr) != "":
+		os.Exit(attachChild(os.Getenv(envAttachAddr)))
+	}
+}
+
+// serveChild is `runtime serve`: it prints "LISTEN <addr>" and serves
+// until stdin ends or a signal arrives.
+func serveChild(cfg string) int {
+	ctx, stop := ossignal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	srv := remote.NewServer(remote.ServeOptions{})
+	rt, err := mcprt.Start(ctx, mcprt.Options{ConfigPath: cfg, Host: srv.Host(), AgentDir: filepath.Dir(cfg)})
+	if err != nil {
+		fmt.Println("start:", err)
+		return 1
+	}
+	defer rt.Close()
+	if err := srv.Serve(rt); err != nil {
+		fmt.Println("serve:", err)
+		return 1
+	}
+	fmt.Println("LISTEN " + srv.Addr())
+	go func() {
+		_, _ = os.Stdin.Read(make([]byte, 1))
+		stop()
+	}()
+	<-ctx.Done()
+	_ = srv.Close()
+	return 0
+}
+
+// attachChild attaches, says so, and calls hang until it is killed.
+func attachChild(addr string) int {
+	s, err := remote.Attach(context.Background(), addr, remote.AttachOptions{})
+	if err != nil {
+		fmt.Println("attach:", err)
+		return 1
+	}
+	fmt.Println("LISTEN attached")
+	t, _ := s.Tool(mcprt.MCPToolName)
+	r := t.Execute(context.Background(), json.RawMessage(`{"tool":"hang","args":{}}`))
+	fmt.Println("hang returned:", r.Text)
+	return 0
+}

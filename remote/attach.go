@@ -1,0 +1,281 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/eventstream"
+	"github.com/asynkron/protoactor-go/remote"
+
+	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// AttachOptions configure Attach.
+type AttachOptions struct {
+	// Host receives the session's deliveries (its own subscriptions'
+	// wakeups) and the shared runtime's notices; nil drops them.
+	Host mcprt.Host
+	// TokenFile is the serving member's token (default
+	// DefaultTokenFile(addr)).
+	TokenFile string
+	// Listen is where this process's end listens for the member's
+	// messages (default 127.0.0.1:0); protoactor's remote answers a
+	// sender by connecting to it.
+	Listen string
+	// Heartbeat is how often the session says it is alive (default
+	// DefaultHeartbeat).
+	Heartbeat time.Duration
+	// Clock times the heartbeats (default: the wall clock).
+	Clock clock.Clock
+	// Logger receives diagnostics (default: silent).
+	Logger *slog.Logger
+}
+
+// Session is an attached session: the host-facing API of a Runtime whose
+// tools run on a shared runtime in another process. Its methods are safe
+// for concurrent use.
+type Session struct {
+	addr   string
+	n      *node
+	clock  clock.Clock
+	logger *slog.Logger
+	hb     time.Duration
+	host   mcprt.Host
+	hostMu sync.Mutex // serialises calls into host
+
+	self    *actor.PID // this process's receiver
+	session *actor.PID // the session actor on the member
+	esub    *eventstream.Subscription
+
+	mu sync.Mutex
+	// The fields below are guarded by mu.
+	next    uint64
+	pending map[uint64]chan *replyMsg
+	gone    *messages.Error // set once the member is gone or the session closed
+	timer   clock.Timer
+
+	attached chan *attachedMsg
+	once     sync.Once
+}
+
+// Attach joins the shared runtime serving at addr (host:port) with the
+// token from its token file. A wrong or missing token is refused at once
+// (ErrUnauthenticated); nothing runs on the member for it.
+func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, error) {
+	file := opts.TokenFile
+	if file == "" {
+		var err error
+		if file, err = DefaultTokenFile(addr); err != nil {
+			return nil, err
+		}
+	}
+	token, err := readToken(file)
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, attachTimeout)
+	defer cancel()
+	if err := preflight(pctx, addr, token); err != nil {
+		return nil, err
+	}
+	listen := opts.Listen
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = DefaultHeartbeat
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	n, err := startNode(listen, token, logger)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{addr: addr, n: n, clock: clock.Or(opts.Clock), logger: logger, hb: opts.Heartbeat, host: opts.Host,
+		pending: map[uint64]chan *replyMsg{}, attached: make(chan *attachedMsg, 1)}
+	s.self, err = n.sys.Root.SpawnNamed(inlineProps(func() actor.Actor { return &receiver{s: s} }), "mcprt-session")
+	if err != nil {
+		n.stop()
+		return nil, fmt.Errorf("remote: %w", err)
+	}
+	s.esub = n.sys.EventStream.Subscribe(func(ev any) {
+		if t, ok := ev.(*remote.EndpointTerminatedEvent); ok && t.Address == addr {
+			s.fail(messages.Errorf(messages.KindDisconnected, "", "the shared runtime at %s is gone (its connection ended)", addr))
+		}
+	})
+	nonce := strconv.FormatUint(uint64(time.Duration(s.clock.Now().UnixNano())), 36)
+	if err := n.send(actor.NewPID(addr, GatewayName), &attachMsg{Client: refOf(s.self), Nonce: nonce}); err != nil {
+		s.stop()
+		return nil, err
+	}
+	select {
+	case a := <-s.attached:
+		if a.Err != nil {
+			s.stop()
+			return nil, a.Err.toError()
+		}
+		s.session = a.Session.pid()
+	case <-pctx.Done():
+		s.stop()
+		return nil, fmt.Errorf("remote: the shared runtime at %s did not answer the attach in time", addr)
+	}
+	s.mu.Lock()
+	s.armLocked()
+	s.mu.Unlock()
+	return s, nil
+}
+
+// attachTimeout bounds the preflight and the attach.
+const attachTimeout = 15 * time.Second
+
+// armLocked schedules the next heartbeat. s.mu is held.
+func (s *Session) armLocked() {
+	if s.gone != nil {
+		return
+	}
+	s.timer = s.clock.AfterFunc(s.hb, func() {
+		_ = s.n.send(s.session, heartbeatMsg{})
+		s.mu.Lock()
+		s.armLocked()
+		s.mu.Unlock()
+	})
+}
+
+// request sends one operation and waits for its reply; the caller's
+// context ending cancels it on the member.
+func (s *Session) request(ctx context.Context, op, name string, args []byte) ([]byte, error) {
+	ch := make(chan *replyMsg, 1)
+	s.mu.Lock()
+	if s.gone != nil {
+		err := s.gone
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.next++
+	id := s.next
+	s.pending[id] = ch
+	s.mu.Unlock()
+	if err := s.n.send(s.session, &requestMsg{ID: id, Op: op, Name: name, Args: args}); err != nil {
+		s.drop(id)
+		return nil, messages.AsError(err, messages.KindInternal, "")
+	}
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err.toError()
+		}
+		return r.Result, nil
+	case <-ctx.Done():
+		s.drop(id)
+		_ = s.n.send(s.session, &cancelMsg{ID: id})
+		return nil, messages.Errorf(messages.KindAborted, "", "the call was cancelled")
+	}
+}
+
+func (s *Session) drop(id uint64) {
+	s.mu.Lock()
+	delete(s.pending, id)
+	s.mu.Unlock()
+}
+
+// answer hands a reply to its waiting caller (none: it was cancelled).
+func (s *Session) answer(r *replyMsg) {
+	s.mu.Lock()
+	ch, ok := s.pending[r.ID]
+	delete(s.pending, r.ID)
+	s.mu.Unlock()
+	if ok {
+		ch <- r
+	}
+}
+
+// fail ends the session once: every call in flight gets err (each exactly
+// once), and every later call gets it at once.
+func (s *Session) fail(err *messages.Error) {
+	s.mu.Lock()
+	if s.gone != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.gone = err
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	pending := s.pending
+	s.pending = map[uint64]chan *replyMsg{}
+	s.mu.Unlock()
+	for id, ch := range pending {
+		ch <- &replyMsg{ID: id, Err: toWireErr(err)}
+	}
+}
+
+// Close detaches: the member ends this session (its calls are cancelled,
+// its subscriptions end) and this process's end stops. Calls in flight
+// fail with KindShutdown.
+func (s *Session) Close() error {
+	s.once.Do(func() {
+		s.mu.Lock()
+		wasGone := s.gone != nil
+		s.mu.Unlock()
+		if !wasGone && s.session != nil {
+			_ = s.n.send(s.session, detachMsg{})
+		}
+		s.fail(messages.Errorf(messages.KindShutdown, "", "the session is closed"))
+		s.stop()
+	})
+	return nil
+}
+
+func (s *Session) stop() {
+	if s.esub != nil {
+		s.n.sys.EventStream.Unsubscribe(s.esub)
+	}
+	// Let the detach leave before the connection closes.
+	if s.self != nil {
+		_ = s.n.sys.Root.StopFuture(s.self).Wait()
+	}
+	s.n.stop()
+}
+
+// receiver is this process's end of the session: replies, deliveries
+// and notices from the member.
+type receiver struct{ s *Session }
+
+func (r *receiver) Receive(ctx actor.Context) {
+	s := r.s
+	switch m := wireMessage(ctx.Message(), s.logger).(type) {
+	case *attachedMsg:
+		select {
+		case s.attached <- m:
+		default:
+		}
+	case *replyMsg:
+		s.answer(m)
+	case *endedMsg:
+		if m.Err != nil {
+			s.fail(m.Err.toError())
+		}
+	case *deliverMsg:
+		s.callHost(func(h mcprt.Host) { h.Deliver(context.Background(), m.Message) })
+	case *notifyMsg:
+		s.callHost(func(h mcprt.Host) { h.Notify(context.Background(), m.Notice) })
+	}
+}
+
+func (s *Session) callHost(f func(mcprt.Host)) {
+	if s.host == nil {
+		return
+	}
+	s.hostMu.Lock()
+	defer s.hostMu.Unlock()
+	f(s.host)
+}

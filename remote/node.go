@@ -1,0 +1,130 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// node is one process's protoactor actor system with remote started on
+// a loopback (or chosen) address, every stream and call authenticated.
+type node struct {
+	sys  *actor.ActorSystem
+	rem  *remote.Remote
+	addr string // the address remote listens on (host:port)
+}
+
+// startNode listens on listen (host:port; port 0 picks one).
+func startNode(listen, token string, logger *slog.Logger) (n *node, err error) {
+	host, portText, err := net.SplitHostPort(listen)
+	if err != nil {
+		return nil, fmt.Errorf("remote: listen address %q is not host:port", listen)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, fmt.Errorf("remote: listen address %q has no valid port", listen)
+	}
+	if host == "" {
+		// An empty host would bind every interface: say so explicitly.
+		return nil, fmt.Errorf("remote: listen address %q names no host (use 127.0.0.1, or 0.0.0.0 to mean every interface)", listen)
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger.With("lib", "protoactor") }))
+	cfg := remote.Configure(host, port,
+		remote.WithServerOptions(serverOptions(token)...),
+		remote.WithDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(tokenCreds(token))))
+	// A peer that cannot be reached is given up on after one attempt
+	// (protoactor waits 2 s between attempts, in its endpoint writer).
+	cfg.MaxRetryCount = 1
+	rem := remote.NewRemote(sys, cfg)
+	defer func() {
+		// protoactor's Start panics when it cannot listen.
+		if p := recover(); p != nil {
+			sys.Shutdown()
+			n, err = nil, fmt.Errorf("remote: cannot listen on %s: %v", listen, p)
+		}
+	}()
+	rem.Start()
+	return &node{sys: sys, rem: rem, addr: sys.Address()}, nil
+}
+
+// send posts a wire message to pid (local or remote).
+func (n *node) send(pid *actor.PID, m any) error {
+	v, err := encode(m)
+	if err != nil {
+		return err
+	}
+	n.sys.Root.Send(pid, v)
+	return nil
+}
+
+// stop ends the remote server and the actor system.
+func (n *node) stop() {
+	n.rem.Shutdown(false)
+	n.sys.Shutdown()
+}
+
+// preflight asks the member at addr whether it accepts token, so a wrong
+// or missing token is a clear error at once (protoactor itself would
+// only drop the messages).
+func preflight(ctx context.Context, addr, token string) error {
+	conn, err := grpc.DialContext(ctx, addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(tokenCreds(token)))
+	if err != nil {
+		return fmt.Errorf("remote: %s: %w", addr, err)
+	}
+	defer conn.Close()
+	_, err = remote.NewRemotingClient(conn).ListProcesses(ctx, &remote.ListProcessesRequest{}, grpc.WaitForReady(false))
+	switch status.Code(err) {
+	case codes.OK:
+		return nil
+	case codes.Unauthenticated:
+		return fmt.Errorf("%w at %s: %s (is the token file the one `runtime serve` wrote for this address?)", ErrUnauthenticated, addr, status.Convert(err).Message())
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("remote: no shared runtime answered at %s in time", addr)
+	}
+	return fmt.Errorf("remote: cannot reach a shared runtime at %s: %s", addr, status.Convert(err).Message())
+}
+
+// wireMessage unwraps what an actor received: a wire message, nil for
+// anything that is not one (protoactor's own messages).
+func wireMessage(m any, logger *slog.Logger) any {
+	v, ok := m.(*wrapperspb.BytesValue)
+	if !ok {
+		return nil
+	}
+	if tap := wireTapForTest; tap != nil {
+		tap(v.GetValue())
+	}
+	msg, err := decode(v)
+	if err != nil {
+		logger.Warn("remote: refused a message", "err", err)
+		return nil
+	}
+	return msg
+}
+
+// wireTapForTest, when set (by tests only), sees every wire message a
+// process receives.
+var wireTapForTest func([]byte)
+
+// inlineProps runs an actor inline on the goroutine that posts to it (a
+// gRPC reader, a call's goroutine, a timer), as the runtime's own actors
+// do: these actors never block, and it saves a goroutine hand-off per
+// message.
+func inlineProps(p actor.Producer) *actor.Props {
+	return actor.PropsFromProducer(p, actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)))
+}

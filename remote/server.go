@@ -1,0 +1,210 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
+
+	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// GatewayName is the gateway actor's name on a serving member: sessions
+// attach by sending to it.
+const GatewayName = "mcprt-gateway"
+
+// DefaultSessionTimeout is how long a session actor waits for a
+// heartbeat (or any message) before it ends the session as if it had
+// detached: its calls are cancelled, their leases return, its
+// subscriptions end. A session whose process dies is noticed sooner, when
+// its connection ends (protoactor's endpoint terminated event).
+const DefaultSessionTimeout = 5 * time.Second
+
+// DefaultHeartbeat is how often an attached session says it is alive.
+const DefaultHeartbeat = time.Second
+
+// ServeOptions configure a Server.
+type ServeOptions struct {
+	// Listen is host:port to listen on (default 127.0.0.1:0: loopback, a
+	// free port). Another host is used only when asked for.
+	Listen string
+	// TokenFile is where the token is written (default
+	// DefaultTokenFile(the listening address)). It is removed by Close.
+	TokenFile string
+	// SessionTimeout bounds a silent session (default
+	// DefaultSessionTimeout).
+	SessionTimeout time.Duration
+	// Clock times the session timeouts (default: the wall clock).
+	Clock clock.Clock
+	// Logger receives diagnostics (default: silent).
+	Logger *slog.Logger
+}
+
+// Server is a serving member: the runtime it shares, the remote actor
+// system sessions reach it through, and the sessions attached now.
+type Server struct {
+	opts   ServeOptions
+	clock  clock.Clock
+	logger *slog.Logger
+	router *router
+
+	rt      *mcprt.Runtime
+	n       *node
+	gateway *actor.PID
+	token   string
+	file    string
+	sub     *eventSub
+
+	calls sync.WaitGroup // every call goroutine of every session
+	once  sync.Once
+}
+
+// eventSub is the endpoint-terminated subscription of a node.
+type eventSub struct {
+	unsubscribe func()
+}
+
+// NewServer makes a Server that is not serving yet: pass Host() to
+// mcprt.Start as Options.Host, then Serve the runtime. Deliveries and
+// notices of the runtime go to the sessions (router.go).
+func NewServer(opts ServeOptions) *Server {
+	if opts.Listen == "" {
+		opts.Listen = "127.0.0.1:0"
+	}
+	if opts.SessionTimeout <= 0 {
+		opts.SessionTimeout = DefaultSessionTimeout
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter()}
+}
+
+// Host is the mcprt.Host to start the shared runtime with.
+func (s *Server) Host() mcprt.Host { return s.router }
+
+// Serve starts listening and writes the token file. rt must have been
+// started with Host() as its host. It returns once the member accepts
+// sessions.
+func (s *Server) Serve(rt *mcprt.Runtime) error {
+	s.rt = rt
+	// The token exists before the listener: no peer ever meets a member
+	// that has none. It is written under the listening address once known.
+	token, err := newToken()
+	if err != nil {
+		return err
+	}
+	s.token = token
+	n, err := startNode(s.opts.Listen, token, s.logger)
+	if err != nil {
+		return err
+	}
+	s.n = n
+	s.file = s.opts.TokenFile
+	if s.file == "" {
+		if s.file, err = DefaultTokenFile(n.addr); err != nil {
+			n.stop()
+			return err
+		}
+	}
+	if err := writeTokenValue(s.file, token); err != nil {
+		n.stop()
+		return err
+	}
+	s.router.send = func(pid *actor.PID, m any) { n.sys.Root.Send(pid, m) }
+	props := inlineProps(func() actor.Actor { return &gatewayActor{srv: s} })
+	s.gateway, err = n.sys.Root.SpawnNamed(props, GatewayName)
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("remote: gateway: %w", err)
+	}
+	// A session whose connection ended is ended at once.
+	es := n.sys.EventStream.Subscribe(func(ev any) {
+		if t, ok := ev.(*remote.EndpointTerminatedEvent); ok {
+			for _, pid := range s.router.sessionsAt(t.Address) {
+				n.sys.Root.Send(pid, sessionEnd{why: "its connection ended"})
+			}
+		}
+	})
+	s.sub = &eventSub{unsubscribe: func() { n.sys.EventStream.Unsubscribe(es) }}
+	return nil
+}
+
+// Addr is the address the member listens on (host:port).
+func (s *Server) Addr() string { return s.n.addr }
+
+// TokenFile is the path of the token file sessions read.
+func (s *Server) TokenFile() string { return s.file }
+
+// Sessions counts the sessions attached now.
+func (s *Server) Sessions() int { return s.router.count() }
+
+// Close ends every session (their calls are cancelled), stops listening,
+// waits for the call goroutines and removes the token file. It does not
+// close the runtime.
+func (s *Server) Close() error {
+	var err error
+	s.once.Do(func() {
+		if s.n == nil {
+			return
+		}
+		if s.sub != nil {
+			s.sub.unsubscribe()
+		}
+		for _, pid := range s.router.all() {
+			_ = s.n.sys.Root.StopFuture(pid).Wait()
+		}
+		s.calls.Wait()
+		s.n.stop()
+		if s.file != "" {
+			if rerr := os.Remove(s.file); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+				err = rerr
+			}
+		}
+	})
+	return err
+}
+
+// gatewayActor spawns a session actor for every attach.
+type gatewayActor struct {
+	srv  *Server
+	next uint64
+}
+
+func (g *gatewayActor) Receive(ctx actor.Context) {
+	m, ok := wireMessage(ctx.Message(), g.srv.logger).(*attachMsg)
+	if !ok {
+		return
+	}
+	s := g.srv
+	client := m.Client.pid()
+	if m.Client.Address == "" || m.Client.ID == "" {
+		return // nowhere to answer
+	}
+	g.next++
+	sa := &sessionActor{srv: s, client: client, calls: map[uint64]context.CancelFunc{}, subs: map[string]bool{}}
+	pid, err := ctx.SpawnNamed(inlineProps(func() actor.Actor { return sa }), fmt.Sprintf("session-%d", g.next))
+	reply := &attachedMsg{Nonce: m.Nonce, Timeout: durationMs(s.opts.SessionTimeout / time.Millisecond)}
+	if err != nil {
+		reply.Err = toWireErr(messages.Errorf(messages.KindInternal, "", "spawning the session: %s", err))
+	} else {
+		reply.Session = refOf(pid)
+		s.router.add(pid, client.Address)
+		s.logger.Info("session attached", "session", pid.Id, "client", client.Address)
+	}
+	if err := s.n.send(client, reply); err != nil {
+		s.logger.Warn("remote: answering an attach", "err", err)
+	}
+}
+
+// ctxBackground is the parent of every call's context.
+var ctxBackground = context.Background()

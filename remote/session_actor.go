@@ -1,0 +1,184 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// sessionActor is one attached session on the serving member. It holds
+// what is the session's own: its calls in flight (each holds its lease on
+// a server's connection until it ends), the subscriptions it made, and
+// its liveness timer. Ending it (detach, timeout, its connection's end)
+// cancels its calls and unsubscribes its subscriptions; nothing of another
+// session is touched, and connections stay with their servers' actors,
+// which close them by their own idle rules.
+type sessionActor struct {
+	srv    *Server
+	client *actor.PID
+	self   *actor.PID
+
+	calls map[uint64]context.CancelFunc // by request id
+	subs  map[string]bool               // subscription ids it made
+
+	timer clock.Timer
+	beat  uint64 // the live timer's token
+	ended bool
+}
+
+// Local messages of a session actor.
+type (
+	// callDone is a call's outcome, from its goroutine.
+	callDone struct {
+		id    uint64
+		reply *replyMsg
+		sub   string // a subscription the call made, if any
+	}
+	// expired is the liveness timer's firing.
+	expired struct{ beat uint64 }
+	// sessionEnd ends the session (its connection ended, shutdown).
+	sessionEnd struct{ why string }
+)
+
+func (a *sessionActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		a.self = ctx.Self()
+		a.arm(ctx)
+		return
+	case *actor.Stopping:
+		a.end(ctx, "the serving runtime is stopping", false)
+		return
+	case callDone:
+		a.done(m)
+		return
+	case expired:
+		if m.beat == a.beat {
+			a.end(ctx, "no heartbeat within "+a.srv.opts.SessionTimeout.String(), true)
+		}
+		return
+	case sessionEnd:
+		a.end(ctx, m.why, true)
+		return
+	case routed:
+		if !a.ended {
+			if m.deliver != nil {
+				a.reply(m.deliver)
+			} else {
+				a.reply(m.notify)
+			}
+		}
+		return
+	}
+	msg := wireMessage(ctx.Message(), a.srv.logger)
+	if msg == nil || a.ended {
+		return
+	}
+	a.arm(ctx) // any message of the session is a sign of life
+	switch m := msg.(type) {
+	case *requestMsg:
+		a.start(m)
+	case *cancelMsg:
+		if cancel, ok := a.calls[m.ID]; ok {
+			cancel()
+		}
+	case heartbeatMsg:
+	case detachMsg:
+		a.end(ctx, "it detached", true)
+	}
+}
+
+// arm restarts the liveness timer.
+func (a *sessionActor) arm(ctx actor.Context) {
+	if a.timer != nil {
+		a.timer.Stop()
+	}
+	a.beat++
+	beat, self, sys := a.beat, ctx.Self(), ctx.ActorSystem()
+	a.timer = a.srv.clock.AfterFunc(a.srv.opts.SessionTimeout, func() { sys.Root.Send(self, expired{beat: beat}) })
+}
+
+// start runs one request on a goroutine of its own (a tool call blocks);
+// its outcome comes back as callDone.
+func (a *sessionActor) start(m *requestMsg) {
+	if _, dup := a.calls[m.ID]; dup {
+		a.reply(&replyMsg{ID: m.ID, Err: toWireErr(messages.Errorf(messages.KindInvalidArgs, "", "request id %d is already in flight", m.ID))})
+		return
+	}
+	cctx, cancel := context.WithCancel(ctxBackground)
+	a.calls[m.ID] = cancel
+	srv, self := a.srv, a.self
+	srv.calls.Add(1)
+	go func() {
+		defer srv.calls.Done()
+		defer cancel()
+		result, sub, err := srv.execute(cctx, m)
+		srv.n.sys.Root.Send(self, callDone{id: m.ID, sub: sub, reply: &replyMsg{ID: m.ID, Result: result, Err: toWireErr(err)}})
+	}()
+}
+
+func (a *sessionActor) done(m callDone) {
+	delete(a.calls, m.id)
+	if m.sub != "" {
+		a.subs[m.sub] = true
+		a.srv.router.own(m.sub, a.self)
+		if a.ended {
+			a.unsubscribe(m.sub)
+			return
+		}
+	}
+	if !a.ended {
+		a.reply(m.reply)
+	}
+}
+
+// end cancels the session's calls and subscriptions and stops the actor.
+func (a *sessionActor) end(ctx actor.Context, why string, stop bool) {
+	if a.ended {
+		return
+	}
+	a.ended = true
+	if a.timer != nil {
+		a.timer.Stop()
+	}
+	a.srv.logger.Info("session ended", "session", a.self.Id, "why", why, "calls", len(a.calls), "subscriptions", len(a.subs))
+	// Every call in flight is answered now, once; its goroutine's late
+	// outcome is dropped (done).
+	ended := toWireErr(messages.Errorf(messages.KindDisconnected, "", "the shared runtime ended this session: %s", why))
+	for id, cancel := range a.calls {
+		cancel()
+		a.reply(&replyMsg{ID: id, Err: ended})
+	}
+	a.reply(&endedMsg{Err: ended})
+	for sub := range a.subs {
+		a.unsubscribe(sub)
+	}
+	a.srv.router.remove(a.self)
+	if stop {
+		ctx.Stop(a.self)
+	}
+}
+
+// unsubscribe ends one of the session's subscriptions on the runtime.
+func (a *sessionActor) unsubscribe(sub string) {
+	srv := a.srv
+	srv.calls.Add(1)
+	go func() {
+		defer srv.calls.Done()
+		if t, ok := srv.rt.Tool(eventsTool); ok {
+			args, _ := json.Marshal(map[string]string{"action": "unsubscribe", "subscription_id": sub})
+			t.Execute(ctxBackground, args)
+		}
+	}()
+}
+
+// reply sends a wire message to the session's process.
+func (a *sessionActor) reply(m any) {
+	if err := a.srv.n.send(a.client, m); err != nil {
+		a.srv.logger.Warn("remote: answering a session", "err", err)
+	}
+}

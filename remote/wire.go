@@ -1,0 +1,226 @@
+package remote
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/mcprt/mcprt/messages"
+)
+
+// The wire: every message between a session and the serving process is a
+// google.protobuf.BytesValue (protoactor's remote serializes proto
+// messages only: its writer always uses the protobuf serializer, whatever
+// the sender asked) whose bytes are a JSON envelope {"k": kind, "b": body}.
+// One codec maps the Go types below to their kinds; an unknown kind or a
+// malformed body is refused with an error, never guessed at.
+
+// Kinds of the envelope.
+const (
+	kindAttach    = "attach"    // session → gateway
+	kindAttached  = "attached"  // gateway → session
+	kindRequest   = "request"   // session → its session actor
+	kindReply     = "reply"     // session actor → session
+	kindCancel    = "cancel"    // session → its session actor
+	kindHeartbeat = "heartbeat" // session → its session actor
+	kindDetach    = "detach"    // session → its session actor
+	kindDeliver   = "deliver"   // session actor → session (Host.Deliver)
+	kindNotify    = "notify"    // session actor → session (Host.Notify)
+	kindEnded     = "ended"     // session actor → session: it ended the session
+)
+
+type envelope struct {
+	Kind string          `json:"k"`
+	Body json.RawMessage `json:"b,omitempty"`
+}
+
+// pidRef is a PID on the wire.
+type pidRef struct {
+	Address string `json:"address"`
+	ID      string `json:"id"`
+}
+
+func refOf(p *actor.PID) pidRef { return pidRef{Address: p.Address, ID: p.Id} }
+
+func (r pidRef) pid() *actor.PID { return actor.NewPID(r.Address, r.ID) }
+
+// attachMsg asks the gateway for a session actor; Client is the
+// attaching process's receiver.
+type attachMsg struct {
+	Client pidRef `json:"client"`
+	// Nonce pairs the answer with the question.
+	Nonce string `json:"nonce"`
+}
+
+// attachedMsg answers attachMsg: the session actor, or why not.
+type attachedMsg struct {
+	Nonce   string     `json:"nonce"`
+	Session pidRef     `json:"session"`
+	Err     *wireErr   `json:"err,omitempty"`
+	Timeout durationMs `json:"timeoutMs"`
+}
+
+// durationMs is a duration in milliseconds on the wire.
+type durationMs int64
+
+// requestMsg is one operation of the host-facing API (ops.go).
+type requestMsg struct {
+	ID   uint64          `json:"id"`
+	Op   string          `json:"op"`
+	Name string          `json:"name,omitempty"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// replyMsg answers requestMsg with the same ID.
+type replyMsg struct {
+	ID     uint64          `json:"id"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Err    *wireErr        `json:"err,omitempty"`
+}
+
+// cancelMsg cancels the request with ID (the caller's context ended).
+type cancelMsg struct {
+	ID uint64 `json:"id"`
+}
+
+// deliverMsg is a Host.Deliver for the session.
+type deliverMsg struct {
+	Message messages.HostMessage `json:"message"`
+}
+
+// notifyMsg is a Host.Notify for the session.
+type notifyMsg struct {
+	Notice messages.Notice `json:"notice"`
+}
+
+// endedMsg says the member ended the session (timeout, shutdown): its
+// calls in flight were answered with Err, later calls fail with it.
+type endedMsg struct {
+	Err *wireErr `json:"err"`
+}
+
+// wireErr is a *messages.Error on the wire: its kind by stable code.
+type wireErr struct {
+	Code         string          `json:"code"`
+	Server       string          `json:"server,omitempty"`
+	Message      string          `json:"message"`
+	RPCCode      int             `json:"rpcCode,omitempty"`
+	RPCData      json.RawMessage `json:"rpcData,omitempty"`
+	ServerStderr []string        `json:"serverStderr,omitempty"`
+}
+
+func toWireErr(err error) *wireErr {
+	if err == nil {
+		return nil
+	}
+	e := messages.AsError(err, messages.KindInternal, "")
+	return &wireErr{Code: e.Kind.Code(), Server: e.Server, Message: e.Message, RPCCode: e.RPCCode, RPCData: e.RPCData, ServerStderr: e.ServerStderr}
+}
+
+// maxKind bounds the search for a code's kind.
+const maxKind = 64
+
+func (w *wireErr) toError() *messages.Error {
+	kind := messages.KindInternal
+	for k := messages.ErrorKind(1); k < maxKind; k++ {
+		if k.Code() == w.Code {
+			kind = k
+			break
+		}
+	}
+	return &messages.Error{Kind: kind, Server: w.Server, Message: w.Message, RPCCode: w.RPCCode, RPCData: w.RPCData, ServerStderr: w.ServerStderr}
+}
+
+// kindOf names the envelope kind of a wire message.
+func kindOf(m any) (string, error) {
+	switch m.(type) {
+	case *attachMsg:
+		return kindAttach, nil
+	case *attachedMsg:
+		return kindAttached, nil
+	case *requestMsg:
+		return kindRequest, nil
+	case *replyMsg:
+		return kindReply, nil
+	case *cancelMsg:
+		return kindCancel, nil
+	case heartbeatMsg:
+		return kindHeartbeat, nil
+	case detachMsg:
+		return kindDetach, nil
+	case *deliverMsg:
+		return kindDeliver, nil
+	case *notifyMsg:
+		return kindNotify, nil
+	case *endedMsg:
+		return kindEnded, nil
+	}
+	return "", fmt.Errorf("remote: %T is not a wire message", m)
+}
+
+// heartbeatMsg says the session is alive; detachMsg ends it.
+type (
+	heartbeatMsg struct{}
+	detachMsg    struct{}
+)
+
+// encode wraps a wire message for protoactor.
+func encode(m any) (*wrapperspb.BytesValue, error) {
+	kind, err := kindOf(m)
+	if err != nil {
+		return nil, err
+	}
+	env := envelope{Kind: kind}
+	switch m.(type) {
+	case heartbeatMsg, detachMsg:
+	default:
+		if env.Body, err = json.Marshal(m); err != nil {
+			return nil, fmt.Errorf("remote: encoding %s: %w", kind, err)
+		}
+	}
+	b, err := json.Marshal(env)
+	if err != nil {
+		return nil, err
+	}
+	return wrapperspb.Bytes(b), nil
+}
+
+// decode unwraps a message protoactor delivered: a wire message, or an
+// error naming what was wrong with it.
+func decode(v *wrapperspb.BytesValue) (any, error) {
+	var env envelope
+	if err := json.Unmarshal(v.GetValue(), &env); err != nil {
+		return nil, fmt.Errorf("remote: a message is not a JSON envelope: %w", err)
+	}
+	var m any
+	switch env.Kind {
+	case kindAttach:
+		m = &attachMsg{}
+	case kindAttached:
+		m = &attachedMsg{}
+	case kindRequest:
+		m = &requestMsg{}
+	case kindReply:
+		m = &replyMsg{}
+	case kindCancel:
+		m = &cancelMsg{}
+	case kindDeliver:
+		m = &deliverMsg{}
+	case kindNotify:
+		m = &notifyMsg{}
+	case kindEnded:
+		m = &endedMsg{}
+	case kindHeartbeat:
+		return heartbeatMsg{}, nil
+	case kindDetach:
+		return detachMsg{}, nil
+	default:
+		return nil, fmt.Errorf("remote: unknown message kind %q", env.Kind)
+	}
+	if err := json.Unmarshal(env.Body, m); err != nil {
+		return nil, fmt.Errorf("remote: malformed %s message: %w", env.Kind, err)
+	}
+	return m, nil
+}
