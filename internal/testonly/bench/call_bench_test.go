@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"sort"
@@ -240,6 +241,21 @@ func BenchmarkToolCall(b *testing.B) {
 		b.Run(fmt.Sprintf("http/callers=%d", callers), func(b *testing.B) {
 			url, _ := testenv.StartTestServer(b, "--http 127.0.0.1:0")
 			tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPBasicClient(pooledHTTP()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			bare := bareClient(b, tr)
+			rt := runtimeCaller(b, config.Server{URL: url})
+			compare(b, bare, rt, callers)
+		})
+		// The same, with the bare client also keeping the standalone GET
+		// stream open (mcp-go's continuous listening), as the runtime does
+		// on every Streamable HTTP connection (issue 16 item 6): what is
+		// left is the cost of the runtime's call path alone.
+		b.Run(fmt.Sprintf("http-get/callers=%d", callers), func(b *testing.B) {
+			url, _ := testenv.StartTestServer(b, "--http 127.0.0.1:0")
+			tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPBasicClient(pooledHTTP()), transport.WithContinuousListening(),
+				transport.WithHTTPLogger(slog.New(slog.DiscardHandler)))
 			if err != nil {
 				b.Fatal(err)
 			}
