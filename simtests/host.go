@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -290,6 +291,9 @@ func (h *Host) Cancel(id string) error {
 		return fmt.Errorf("cancel %s: it may be listing several servers, and the runtime aborts those in map order (not replayable)", id)
 	}
 	h.w.Tracef("host %s cancel", id)
+	if op.kind == "esub" && slices.Contains(h.active, op) {
+		h.w.inv.evAbandoned(op.server, op.evName, op.evArgs)
+	}
 	op.cancel()
 	h.w.quiet()
 	return nil

@@ -176,6 +176,7 @@ func firstDiff(a, b string) string {
 // regressionSeeds are seeds past the CI budget that a long campaign found
 // failing once; every campaign runs them too (see docs/simulation.md).
 var regressionSeeds = []uint64{
+	40214, // a subscribe cancelled while opening: its open reached the server after the next subscribe of the same identity began (checker allowance)
 	1655, // a subscribe's retry-budget streak (6ed4367)
 	3531, // a link waiting twice for a credit (World.unblock)
 	6769, // two subscriptions of one event with different arguments: one retry budget in the checker
