@@ -177,9 +177,9 @@ func firstDiff(a, b string) string {
 // failing once; every campaign runs them too (see docs/simulation.md).
 var regressionSeeds = []uint64{
 	40214, // a subscribe cancelled while opening: its open reached the server after the next subscribe of the same identity began (checker allowance)
-	1655, // a subscribe's retry-budget streak (6ed4367)
-	3531, // a link waiting twice for a credit (World.unblock)
-	6769, // two subscriptions of one event with different arguments: one retry budget in the checker
+	1655,  // a subscribe's retry-budget streak (6ed4367)
+	3531,  // a link waiting twice for a credit (World.unblock)
+	6769,  // two subscriptions of one event with different arguments: one retry budget in the checker
 	15476,
 	4873,  // a subscribe that failed before its acknowledgement: its open stayed, its allowance did not
 	1420,  // a stream opened at the very moment of shutdown never ended (Session.abandon)
