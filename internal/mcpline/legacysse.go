@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // LegacySSE is a minimal front for the legacy HTTP+SSE transport, written
@@ -35,7 +34,7 @@ import (
 // available through [RequestHeader] and [Call.Header]. A session ends
 // when its GET ends or Close is called.
 type LegacySSE struct {
-	srv         *server.MCPServer
+	backend     Backend
 	ssePath     string
 	messagePath string
 	opts        Options
@@ -49,9 +48,9 @@ type LegacySSE struct {
 // NewLegacySSE returns a legacy HTTP+SSE front for srv with the event
 // stream at ssePath and messages at messagePath (for example "/mcp" and
 // "/message"). opts.SessionID is ignored: every session gets a random id.
-func NewLegacySSE(srv *server.MCPServer, ssePath, messagePath string, opts Options) *LegacySSE {
+func NewLegacySSE(b Backend, ssePath, messagePath string, opts Options) *LegacySSE {
 	return &LegacySSE{
-		srv:         srv,
+		backend:     b,
 		ssePath:     ssePath,
 		messagePath: messagePath,
 		opts:        opts,
@@ -118,7 +117,7 @@ func (s *LegacySSE) serveStream(w http.ResponseWriter, r *http.Request) {
 	stream := &eventStream{w: w, flusher: flusher}
 	opts := s.opts
 	opts.SessionID = id
-	c := newConn(s.srv, stream.write, opts)
+	c := newConn(s.backend, stream.write, opts)
 	if err := c.open(ctx); err != nil {
 		return
 	}

@@ -17,7 +17,7 @@ import (
 
 // StreamableHTTP returns a Streamable HTTP front that answers POSTed
 // requests for the custom methods itself and hands everything else to next
-// (normally mcp-go's server.NewStreamableHTTPServer for the same MCP
+// (normally a [StreamableServer] for the same MCP
 // server), with the body intact.
 //
 // A custom request is answered with a text/event-stream response carrying
@@ -65,7 +65,7 @@ func (f *streamableFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		f.next.ServeHTTP(w, r) // mcp-go answers the bad content type
+		f.next.ServeHTTP(w, r) // next answers the bad content type
 		return
 	}
 	if !acceptsEventStream(r.Header) {
