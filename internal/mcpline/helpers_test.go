@@ -96,21 +96,23 @@ func (p *probe) methods() Methods {
 	}
 }
 
-// fakeMCP is a minimal Backend: initialize, ping, and the tool "hi",
-// which answers "hi " and the X-Test header its request came with.
+// fakeMCP is a minimal Backend: initialize, ping, the tool "hi", which
+// answers "hi " and the X-Test header its request came with, x/related,
+// which sends x/progress for its request first, and x/push, which sends
+// x/pushed to the session's peer first.
 type fakeMCP struct{}
 
 func newMCP() Backend { return fakeMCP{} }
 
-func (fakeMCP) Open(context.Context, string, func([]byte) error) (Session, error) {
-	return fakeSession{}, nil
+func (fakeMCP) Open(_ context.Context, _ string, send func([]byte) error) (Session, error) {
+	return fakeSession{send: send}, nil
 }
 
-type fakeSession struct{}
+type fakeSession struct{ send func([]byte) error }
 
 func (fakeSession) Close() {}
 
-func (fakeSession) Handle(ctx context.Context, msg []byte, header http.Header, _ func([]byte) error) []byte {
+func (f fakeSession) Handle(ctx context.Context, msg []byte, header http.Header, related func([]byte) error) []byte {
 	var req struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -124,6 +126,14 @@ func (fakeSession) Handle(ctx context.Context, msg []byte, header http.Header, _
 		result = map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "serverInfo": map[string]any{"name": "fake", "version": "0"}}
 	case "ping":
 		result = map[string]any{}
+	case "x/related":
+		if related == nil {
+			related = f.send
+		}
+		_ = related([]byte(`{"jsonrpc":"2.0","method":"x/progress"}`))
+		result = map[string]any{}
+	case "x/push":
+		result = map[string]any{"pushed": f.send([]byte(`{"jsonrpc":"2.0","method":"x/pushed"}`)) == nil}
 	case "tools/call":
 		h := header.Get("X-Test")
 		if rh := RequestHeader(ctx); h == "" && rh != nil {
