@@ -111,3 +111,41 @@ func TestStreamableServer(t *testing.T) {
 		t.Fatalf("after DELETE: %d", r.StatusCode)
 	}
 }
+
+// TestDNSRebinding: on a loopback listener, a request whose Host is not a
+// loopback name is refused, custom method or not; a loopback name passes.
+func TestDNSRebinding(t *testing.T) {
+	ctx := testCtx(t)
+	srv := NewStreamableServer(newMCP())
+	ts := httptest.NewServer(StreamableHTTP(srv, newProbe().methods()))
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	for _, c := range []struct {
+		host string
+		want int
+	}{{"evil.example", http.StatusForbidden}, {"evil.example:80", http.StatusForbidden}, {"localhost", http.StatusOK}, {"[::1]:9", http.StatusOK}} {
+		for _, body := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
+			`{"jsonrpc":"2.0","id":2,"method":"x/echo","params":{` + modernMeta + `}}`,
+		} {
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Host = c.host
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if strings.Contains(body, "x/echo") {
+				req.Header.Set(mcp.HeaderProtocolVersion, "2026-07-28")
+				req.Header.Set(mcp.HeaderMethod, "x/echo")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != c.want {
+				t.Errorf("Host %q, %.40s: %d, want %d", c.host, body, resp.StatusCode, c.want)
+			}
+		}
+	}
+}
