@@ -119,6 +119,13 @@ func TestDNSRebinding(t *testing.T) {
 	srv := NewStreamableServer(newMCP())
 	ts := httptest.NewServer(StreamableHTTP(srv, newProbe().methods()))
 	t.Cleanup(func() { ts.Close(); srv.Close() })
+	sse := httptest.NewServer(NewLegacySSE(newMCP(), "/mcp", "/message", Options{}))
+	t.Cleanup(sse.Close)
+	get, _ := http.NewRequestWithContext(ctx, http.MethodGet, sse.URL+"/mcp", nil)
+	get.Host = "evil.example"
+	if resp, err := http.DefaultClient.Do(get); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("legacy SSE with a foreign Host: %v %v", resp, err)
+	}
 	for _, c := range []struct {
 		host string
 		want int

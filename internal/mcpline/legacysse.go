@@ -32,7 +32,9 @@ import (
 // notifications reach the stream), custom methods to their Handler with a
 // context that notifications/cancelled ends, and the POST's headers are
 // available through [RequestHeader] and [Call.Header]. A session ends
-// when its GET ends or Close is called.
+// when its GET ends or Close is called. A request that reached a loopback
+// listener with a Host header that is not a loopback name is refused
+// (403), against DNS rebinding.
 type LegacySSE struct {
 	backend     Backend
 	ssePath     string
@@ -66,6 +68,9 @@ func (s *LegacySSE) Close() {
 
 // ServeHTTP serves the event stream and the message endpoint.
 func (s *LegacySSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rebinding(w, r) {
+		return
+	}
 	switch r.URL.Path {
 	case s.ssePath:
 		if r.Method != http.MethodGet {
