@@ -7,8 +7,9 @@
 // logging/setLevel, and the list, call, read and get methods of tools,
 // resources, resource templates and prompts, with pagination. It sends
 // list_changed notifications when the catalog changes after sessions
-// began, and lets handlers send progress and log notifications for the
-// request they serve ([Progress], [Log]).
+// began (to a 2025-11-25 session unasked; to a 2026-07-28 client on its
+// subscriptions/listen request), and lets handlers send progress and log
+// notifications for the request they serve ([Progress], [Log]).
 //
 // It uses mcp-go's mcp package for the protocol's types only, never
 // mcp-go's server package, so that a binary linking it (cmd/runtime) does
@@ -18,8 +19,7 @@
 //
 // What it does not do (no server of ours needs it yet): requests to the
 // client (sampling, elicitation, roots), resource subscriptions,
-// completion, tasks, 2026-07-28's subscriptions/listen and multi-round-trip
-// input. Those methods are answered -32601 as a server without the
+// completion, tasks and 2026-07-28's multi-round-trip input. Those methods are answered -32601 as a server without the
 // capability answers them.
 //
 // # Ownership and concurrency

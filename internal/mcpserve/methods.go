@@ -32,6 +32,11 @@ func (ss *Session) dispatch(ctx context.Context, c *call, method string, params 
 			return nil, errorf(mcp.METHOD_NOT_FOUND, "%s requires protocol version %s or later", method, mcp.ProtocolVersion20260728)
 		}
 		return &mcp.DiscoverResult{SupportedVersions: mcp.ValidProtocolVersions, Capabilities: s.capabilities(), Instructions: s.opts.Instructions}, nil
+	case mcp.MethodSubscriptionsListen:
+		if !c.modern {
+			return nil, errorf(mcp.METHOD_NOT_FOUND, "%s requires protocol version %s or later", method, mcp.ProtocolVersion20260728)
+		}
+		return s.listen(ctx, c, params)
 	case mcp.MethodToolsList, mcp.MethodToolsCall:
 		if !s.has(kindTools) {
 			return nil, errorf(mcp.METHOD_NOT_FOUND, "tools are not supported")
@@ -70,7 +75,7 @@ func (ss *Session) initialize(params json.RawMessage) (any, *rpcError) {
 	}
 	v := mcp.NegotiateLegacyVersion(p.ProtocolVersion)
 	ss.mu.Lock()
-	ss.initialized, ss.version, ss.client, ss.caps = true, v, p.ClientInfo, p.Capabilities
+	ss.version, ss.client, ss.caps = v, p.ClientInfo, p.Capabilities
 	ss.mu.Unlock()
 	return &mcp.InitializeResult{
 		ProtocolVersion: v, Capabilities: ss.srv.capabilities(),

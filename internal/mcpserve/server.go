@@ -36,8 +36,9 @@ type Options struct {
 	Instructions string
 	// ToolsListChanged, ResourcesListChanged and PromptsListChanged
 	// declare listChanged for that kind; the server then sends
-	// notifications/…/list_changed to every initialized session when the
-	// kind's catalog changes.
+	// notifications/…/list_changed when the kind's catalog changes (to
+	// every 2025-11-25 session, and on the subscriptions/listen requests
+	// of 2026-07-28 clients that asked for it).
 	ToolsListChanged, ResourcesListChanged, PromptsListChanged bool
 	// Logging declares the logging capability: clients may set a level
 	// with logging/setLevel, and [Log] sends at or above it.
@@ -83,6 +84,7 @@ type Server struct {
 	templates map[string]template // by URI template; guarded by mu
 	prompts   map[string]prompt   // by name; guarded by mu
 	sessions  map[*Session]bool   // open sessions; guarded by mu
+	listeners map[*listener]bool  // open subscriptions/listen requests; guarded by mu
 }
 
 // New returns a server with an empty catalog.
@@ -94,6 +96,7 @@ func New(opts Options) *Server {
 		templates: map[string]template{},
 		prompts:   map[string]prompt{},
 		sessions:  map[*Session]bool{},
+		listeners: map[*listener]bool{},
 	}
 }
 
@@ -211,8 +214,9 @@ func (s *Server) implementation() mcp.Implementation {
 	return mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}
 }
 
-// changed sends the kind's list_changed notification to every initialized
-// session, when the server declares listChanged for it.
+// changed sends the kind's list_changed notification, when the server
+// declares listChanged for it: to every session initialize opened, and on
+// every subscriptions/listen request that asked for it.
 func (s *Server) changed(kind int) {
 	var method string
 	switch {
@@ -226,11 +230,23 @@ func (s *Server) changed(kind int) {
 		return
 	}
 	s.Broadcast(method, nil)
+	s.mu.RLock()
+	var to []*listener
+	for l := range s.listeners {
+		if l.kinds&kind != 0 {
+			to = append(to, l)
+		}
+	}
+	s.mu.RUnlock()
+	for _, l := range to {
+		_ = l.send(method, nil)
+	}
 }
 
-// Broadcast sends a notification to every initialized session (2025-11-25
-// and older: a 2026-07-28 client has no session to receive it on).
-// Failures to send are the sessions' own end and are ignored.
+// Broadcast sends a notification to every session initialize opened
+// (2025-11-25 and older; a 2026-07-28 client gets list changes on its
+// subscriptions/listen request instead). Failures to send are the
+// sessions' own end and are ignored.
 func (s *Server) Broadcast(method string, params any) {
 	msg, err := notification(method, params)
 	if err != nil {
@@ -239,13 +255,13 @@ func (s *Server) Broadcast(method string, params any) {
 	s.mu.RLock()
 	var to []*Session
 	for ss := range s.sessions {
-		if ss.isInitialized() {
-			to = append(to, ss)
-		}
+		to = append(to, ss)
 	}
 	s.mu.RUnlock()
 	for _, ss := range to {
-		_ = ss.send(msg)
+		if ss.legacy() {
+			_ = ss.send(msg)
+		}
 	}
 }
 

@@ -264,3 +264,51 @@ func TestNotifications(t *testing.T) {
 		t.Fatalf("Progress outside a request: %v", err)
 	}
 }
+
+// TestListen: a 2026-07-28 client's subscriptions/listen is acknowledged
+// with what the server offers, carries the list changes it asked for
+// (stamped with its id) and no others, and is answered when the client
+// ends it; one asking for nothing offered is answered at once.
+func TestListen(t *testing.T) {
+	srv := New(Options{Name: "n", Version: "1", ToolsListChanged: true})
+	srv.AddTool(mcp.NewTool("a"), text("a"))
+	srv.AddPrompt(mcp.NewPrompt("p"), nil)
+	r := newRig(t, srv)
+	r.fails(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`, nil, mcp.METHOD_NOT_FOUND)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	frames := make(chan string, 8)
+	done := make(chan []byte, 1)
+	go func() {
+		done <- r.ss.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"promptsListChanged":true},`+modernMeta+`}}`), nil,
+			func(m []byte) error { frames <- string(m); return nil })
+	}()
+	if ack := <-frames; ack != `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"},"notifications":{"toolsListChanged":true}}}` {
+		t.Fatalf("ack: %s", ack)
+	}
+	srv.AddPrompt(mcp.NewPrompt("q"), nil) // prompts' listChanged is not offered: nothing
+	srv.AddTool(mcp.NewTool("b"), text("b"))
+	if n := <-frames; n != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"}}}` {
+		t.Fatalf("list change: %s", n)
+	}
+	if len(r.sent) != 0 {
+		t.Fatalf("a 2026-07-28 session got unasked notifications: %v", r.sent)
+	}
+	cancel()
+	var rep reply
+	if err := json.Unmarshal(<-done, &rep); err != nil || rep.Error != nil || rep.Result["resultType"] != "complete" ||
+		rep.Result["_meta"].(map[string]any)[mcp.MetaKeySubscriptionID] != "L" {
+		t.Fatalf("the end of the listen request: %+v %v", rep, err)
+	}
+	srv.AddTool(mcp.NewTool("c"), text("c"))
+	select {
+	case f := <-frames:
+		t.Fatalf("after its end: %s", f)
+	default:
+	}
+
+	rep, related := r.do(`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"promptsListChanged":true},`+modernMeta+`}}`, nil)
+	if rep.Error != nil || len(related) != 1 || !strings.Contains(related[0], `"notifications":{}`) {
+		t.Fatalf("nothing offered: %+v %v", rep, related)
+	}
+}

@@ -22,8 +22,7 @@ type Session struct {
 	send func(msg []byte) error
 
 	mu          sync.Mutex
-	initialized bool                   // initialize answered or a 2026-07-28 request seen; guarded by mu
-	version     string                 // the version initialize negotiated; guarded by mu
+	version     string                 // the version initialize negotiated ("": none); guarded by mu
 	level       mcp.LoggingLevel       // set by logging/setLevel ("": none); guarded by mu
 	client      mcp.Implementation     // guarded by mu
 	caps        mcp.ClientCapabilities // guarded by mu
@@ -39,10 +38,13 @@ func (ss *Session) Close() {
 	ss.srv.mu.Unlock()
 }
 
-func (ss *Session) isInitialized() bool {
+// legacy reports whether initialize opened the session (2025-11-25 and
+// older): such a session gets the server's notifications unasked, while a
+// 2026-07-28 client asks for them with subscriptions/listen.
+func (ss *Session) legacy() bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	return ss.initialized
+	return ss.version != ""
 }
 
 // Client returns the client's identity and capabilities as the session
@@ -67,6 +69,7 @@ func errorf(code int, format string, args ...any) *rpcError {
 // call is the request being handled; its context carries it.
 type call struct {
 	ss       *Session
+	id       json.RawMessage        // the request's id as the client spelled it
 	out      func(msg []byte) error // messages belonging to the request
 	header   http.Header
 	modern   bool             // a 2026-07-28 request
@@ -100,17 +103,12 @@ func (ss *Session) Handle(ctx context.Context, msg []byte, header http.Header, r
 		return nil
 	}
 	if mcpline.IsNull(head.ID) {
-		if head.Method == string(mcp.MethodNotificationInitialized) {
-			ss.mu.Lock()
-			ss.initialized = true
-			ss.mu.Unlock()
-		}
 		return nil // notifications/cancelled is the front's; the rest need nothing
 	}
 	if head.Method == "" {
 		return nil // a response: this server sends no requests
 	}
-	c := &call{ss: ss, out: related, header: header}
+	c := &call{ss: ss, id: head.ID, out: related, header: header}
 	if c.out == nil {
 		c.out = ss.send
 	}
@@ -173,7 +171,6 @@ func (c *call) envelope(method string, params json.RawMessage) *rpcError {
 	c.logLevel = p.Meta.LogLevel()
 	c.ss.mu.Lock()
 	defer c.ss.mu.Unlock()
-	c.ss.initialized = true
 	c.ss.caps = *caps
 	if info := p.Meta.ClientInfo(); info != nil {
 		c.ss.client = *info
