@@ -19,8 +19,8 @@
 //
 // What it does not do (no server of ours needs it yet): requests to the
 // client (sampling, elicitation, roots), resource subscriptions,
-// completion, tasks and 2026-07-28's multi-round-trip input. Those methods are answered -32601 as a server without the
-// capability answers them.
+// completion, tasks and 2026-07-28's multi-round-trip input. Those methods
+// are answered -32601 as a server without the capability answers them.
 //
 // # Ownership and concurrency
 //

@@ -21,11 +21,11 @@ type Session struct {
 	id   string
 	send func(msg []byte) error
 
-	mu          sync.Mutex
-	version     string                 // the version initialize negotiated ("": none); guarded by mu
-	level       mcp.LoggingLevel       // set by logging/setLevel ("": none); guarded by mu
-	client      mcp.Implementation     // guarded by mu
-	caps        mcp.ClientCapabilities // guarded by mu
+	mu      sync.Mutex
+	version string                 // the version initialize negotiated ("": none); guarded by mu
+	level   mcp.LoggingLevel       // set by logging/setLevel ("": none); guarded by mu
+	client  mcp.Implementation     // guarded by mu
+	caps    mcp.ClientCapabilities // guarded by mu
 }
 
 // ID returns the session's identifier as the front named it.
