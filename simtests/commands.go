@@ -54,6 +54,7 @@ func init() {
 		"advance":          {after, cmdAdvance},
 		"settle":           {after, func(r *runner, _ string) error { r.held = false; return r.w.Settle() }},
 		"hold":             {after, func(r *runner, _ string) error { r.held = true; return nil }},
+		"step":             {after, cmdStep},
 		"crash":            {after, cmdCrash},
 		"crash-actor":      {after, cmdCrashActor},
 		"fail-dial":        {anytime, armer(faultDialFail)},
@@ -260,6 +261,32 @@ func cmdAdvance(r *runner, a string) error {
 		return fmt.Errorf("usage: advance DURATION")
 	}
 	return r.w.Advance(d)
+}
+
+// cmdStep runs "step [N]": N steps (default 1), each one activation (the
+// oldest in FIFO order) or, when none is queued, the earliest timer; what
+// they queue is left queued, so that the next command happens between two
+// activations (a cancel while a reply is on its way, say).
+func cmdStep(r *runner, a string) error {
+	n := 1
+	if a != "" {
+		var err error
+		if n, err = strconv.Atoi(a); err != nil || n < 1 {
+			return fmt.Errorf("usage: step [N]")
+		}
+	}
+	for range n {
+		r.w.quiet()
+		ran, err := r.w.step(true)
+		if err != nil {
+			return err
+		}
+		if !ran {
+			return fmt.Errorf("step: nothing is queued and no timer is armed")
+		}
+	}
+	r.w.quiet()
+	return nil
 }
 
 func cmdCrash(r *runner, a string) error {

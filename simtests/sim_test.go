@@ -206,6 +206,9 @@ var regressionSeeds = []uint64{
 	2937,  // a lookup over several servers cancelled: its aborts were posted in map order (tools/mcp_call.go)
 	3389,  // the same
 	11044, // the same
+	745,   // a lookup cancelled while its listing's answer was on its way: the call read the catalog mid-turn (tools/resolve.go, abandoned)
+	32234, // the same
+	40108, // the same
 }
 
 // TestSim runs the seed campaign: every seed twice, requiring no broken

@@ -123,7 +123,9 @@ func (m *MCP) read(ctx context.Context, a *mcpArgs) Result {
 				pending = append(pending, s)
 			}
 		}
-		m.refreshMany(ctx, pending)
+		if failures := m.refreshMany(ctx, pending); ctx.Err() != nil {
+			return failure(abandoned(pending, failures))
+		}
 	}
 	t, err := m.ResolveRead(a.Server, a.Read, args)
 	if err != nil {

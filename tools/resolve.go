@@ -136,6 +136,9 @@ func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error
 	var failures map[string]*messages.Error
 	if len(pending) > 0 && m.sys != nil {
 		failures = m.refreshMany(ctx, pending)
+		if ctx.Err() != nil {
+			return nil, abandoned(pending, failures)
+		}
 		for _, s := range pending {
 			m.tried.Store(s, true)
 		}
@@ -185,6 +188,24 @@ func (m *MCP) resolve(ctx context.Context, name string) (*entry, *messages.Error
 		msg += " (could not list " + strings.Join(down, ", ") + ")"
 	}
 	return nil, messages.Errorf(messages.KindToolNotFound, "", "%s", msg)
+}
+
+// abandoned answers a caller who gave up while servers were listed for
+// it, without looking at the catalog: the reply of a listing aborted for
+// the caller wakes it from inside the server actor's turn, which may go
+// on (in the same turn) to complete the very listing it abandoned, so what
+// the catalog held when the caller read it would depend on when its
+// goroutine ran, not on the order the actor saw its messages (seed 745 of
+// the long campaign: the tool was either found and called, or not). The
+// answer is the first listing aborted for the caller, in server order, or
+// a plain aborted when every listing had finished.
+func abandoned(pending []string, failures map[string]*messages.Error) *messages.Error {
+	for _, s := range pending {
+		if f := failures[s]; f != nil && f.Kind == messages.KindAborted {
+			return f
+		}
+	}
+	return messages.Errorf(messages.KindAborted, "", "cancelled by the caller")
 }
 
 // judged reports whether a listing of server was already tried for
