@@ -66,7 +66,14 @@ func (m *MCP) configured(server string) *messages.Error {
 // an instructions preview, from the catalog (cache included) when it is
 // known; a server never listed is listed first.
 func (m *MCP) list(ctx context.Context, server string) Result {
+	return m.listed(ctx, server, false)
+}
+
+// listed is list; fresh says the caller has just listed the server
+// (connect), which then counts as a listing made here.
+func (m *MCP) listed(ctx context.Context, server string, fresh bool) Result {
 	c, listed, err := m.known(ctx, server)
+	listed = listed || fresh
 	if err != nil {
 		return failure(err)
 	}
@@ -189,7 +196,11 @@ func (m *MCP) connect(ctx context.Context, server string) Result {
 	case <-m.sys.Done():
 		return failure(messages.Errorf(messages.KindShutdown, server, "the runtime is shutting down"))
 	}
-	return m.list(ctx, server)
+	// The listing just made came from a live connection: list says so
+	// without reading the status board, which the server's actor may be
+	// updating while this goroutine runs (the race of seed 745, in the
+	// connect mode).
+	return m.listed(ctx, server, true)
 }
 
 // instructions is the instructions mode: a server's full usage guidance.
