@@ -100,7 +100,7 @@ func (c *conn) onReadEnd(err error) {
 	c.lost(err)
 }
 
-// onSSELost is called by mcp-go's SSE transport when its stream breaks.
+// onSSELost is called by the legacy SSE client when its stream ends.
 func (c *conn) onSSELost(err error) {
 	defer c.recoverConn("SSE stream handler")
 	if c.http != nil && c.http.violation.Load() {
