@@ -306,3 +306,31 @@ func TestEmbeddingLinksNoGRPC(t *testing.T) {
 		}
 	}
 }
+
+// TestNoMCPGoClient keeps mcp-go's client out of the module: the runtime
+// speaks to servers through its own transports (transports/streamable.go,
+// legacysse.go, lineconn.go), and mcp-go's client/transport links
+// mcp-go's server and with it santhosh-tekuri/jsonschema, whose package
+// initialisation every CLI command paid. Tests may use mcp-go's client as
+// a reference peer.
+func TestNoMCPGoClient(t *testing.T) {
+	forbidden := func(p string) bool {
+		return p == modMCP+"/client" || strings.HasPrefix(p, modMCP+"/client/")
+	}
+	for _, p := range listPackages(t) {
+		for _, imp := range p.Imports {
+			if forbidden(imp) {
+				t.Errorf("%s imports %s: the runtime has its own client transports", displayName(rel(p.ImportPath)), imp)
+			}
+		}
+	}
+	out, err := exec.Command("go", "list", "-deps", ".", "./cmd/runtime").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if forbidden(p) {
+			t.Errorf("the runtime links %s", p)
+		}
+	}
+}

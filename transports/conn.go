@@ -221,8 +221,8 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 	if perr != nil {
 		return messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: perr}
 	}
-	slot := &statusSlot{sent: st.sent, reqID: st.reqID, foreign: c.foreignResponse, unknown: c.unknownResponse}
-	resp, err := c.tr.SendRequest(withSlot(ctx, slot), req)
+	slot := &statusSlot{Context: ctx, sent: st.sent, reqID: st.reqID, foreign: c.foreignResponse, unknown: c.unknownResponse}
+	resp, err := c.tr.SendRequest(slot, req)
 	res := c.outcome(op, st, resp, err, slot)
 	if res.Err != nil && res.Err.Kind == messages.KindAborted {
 		c.sendCancelled(st)

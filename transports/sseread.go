@@ -201,7 +201,7 @@ func (s *streamable) resume(ctx context.Context, cur *sseCursor) (*rpcResponse, 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	req, session, err := s.newRequest(ctx, http.MethodGet, nil, "text/event-stream", nil)
+	req, session, err := s.newRequest(ctx, http.MethodGet, nil, valueSSE, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -36,14 +36,17 @@ type streamable struct {
 	u       *url.URL
 	raw     string // u as configured
 	client  *http.Client
-	headers map[string]string // configured; set on every request
+	headers http.Header // configured, canonical; set on every request
 	clock   clock.Clock
 	// notify receives the notifications read from response streams (the
 	// SSE tap has taken the streams' and the server's requests out).
 	notify func(method string, params json.RawMessage)
 
-	session atomic.Pointer[string]
-	version atomic.Pointer[string]
+	// session and version hold one-element header values, shared by every
+	// request that carries them (nobody writes into a request's header
+	// values).
+	session atomic.Pointer[[]string]
+	version atomic.Pointer[[]string]
 	modern  atomic.Bool // 2026-07-28: no session, no resumption, no DELETE
 	ended   atomic.Bool // the server lost the session
 	closed  atomic.Bool
@@ -56,8 +59,24 @@ func newStreamable(raw string, client *http.Client, headers map[string]string, c
 	if err != nil {
 		return nil, err
 	}
-	return &streamable{u: u, raw: raw, client: client, headers: headers, clock: clk, notify: notify}, nil
+	return &streamable{u: u, raw: raw, client: client, headers: headerOf(headers), clock: clk, notify: notify}, nil
 }
+
+// headerOf turns configured headers into canonical header values.
+func headerOf(m map[string]string) http.Header {
+	h := make(http.Header, len(m))
+	for k, v := range m {
+		h.Set(k, v)
+	}
+	return h
+}
+
+// Header values every request shares.
+var (
+	valueJSON      = []string{"application/json"}
+	valueAcceptAll = []string{"application/json, text/event-stream"}
+	valueSSE       = []string{"text/event-stream"}
+)
 
 // Start does nothing: Streamable HTTP has no connection of its own (the
 // standalone GET stream is opened after the handshake, getstream.go).
@@ -65,21 +84,16 @@ func (s *streamable) Start(context.Context) error { return nil }
 
 func (s *streamable) SessionID() string {
 	if p := s.session.Load(); p != nil {
-		return *p
+		return (*p)[0]
 	}
 	return ""
 }
+
+func (s *streamable) setSession(id string) { s.session.Store(&[]string{id}) }
 
 func (s *streamable) setProtocolVersion(v string) {
-	s.version.Store(&v)
+	s.version.Store(&[]string{v})
 	s.modern.Store(mcp.IsModernProtocol(v))
-}
-
-func (s *streamable) protocolVersion() string {
-	if p := s.version.Load(); p != nil {
-		return *p
-	}
-	return ""
 }
 
 // startsSession reports whether req may go out after the session was lost:
@@ -90,7 +104,7 @@ func (s *streamable) startsSession(method string) bool {
 
 // newRequest builds one HTTP request to the endpoint with the headers every
 // request carries; it returns the session id it carries ("" for none).
-func (s *streamable) newRequest(ctx context.Context, method string, body []byte, accept string, extra http.Header) (*http.Request, string, error) {
+func (s *streamable) newRequest(ctx context.Context, method string, body []byte, accept []string, extra http.Header) (*http.Request, string, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -104,20 +118,19 @@ func (s *streamable) newRequest(ctx context.Context, method string, body []byte,
 		h[k] = v
 	}
 	if body != nil {
-		h.Set("Content-Type", "application/json")
+		h["Content-Type"] = valueJSON
 	}
-	h.Set("Accept", accept)
+	h["Accept"] = accept
 	session := ""
-	if !s.modern.Load() {
-		if session = s.SessionID(); session != "" {
-			h.Set(headerSessionID, session)
-		}
+	if p := s.session.Load(); p != nil && !s.modern.Load() {
+		session = (*p)[0]
+		h[headerSessionID] = *p
 	}
-	if v := s.protocolVersion(); v != "" {
-		h.Set(headerProtocolVersion, v)
+	if p := s.version.Load(); p != nil {
+		h[headerProtocolVersion] = *p
 	}
 	for k, v := range s.headers {
-		h.Set(k, v)
+		h[k] = v
 	}
 	return req, session, nil
 }
@@ -146,15 +159,13 @@ func (s *streamable) do(req *http.Request, session string, startsSession bool) (
 	return resp, nil
 }
 
-const acceptBoth = "application/json, text/event-stream"
-
 // SendRequest POSTs req and reads its answer.
 func (s *streamable) SendRequest(ctx context.Context, req rpcRequest) (*rpcResponse, error) {
 	body, err := appendRequest(make([]byte, 0, 80+len(req.ID)+len(req.Method)+len(req.Params)), req)
 	if err != nil {
 		return nil, err
 	}
-	hreq, session, err := s.newRequest(ctx, http.MethodPost, body, acceptBoth, req.Header)
+	hreq, session, err := s.newRequest(ctx, http.MethodPost, body, valueAcceptAll, req.Header)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +195,7 @@ func (s *streamable) SendRequest(ctx context.Context, req rpcRequest) (*rpcRespo
 	}
 	if initialize {
 		if id := resp.Header.Get(headerSessionID); id != "" {
-			s.session.Store(&id)
+			s.setSession(id)
 		}
 	}
 	var r *rpcResponse
@@ -224,7 +235,7 @@ func (s *streamable) SendNotification(ctx context.Context, method string, params
 
 // post sends one message that has no answer.
 func (s *streamable) post(ctx context.Context, body []byte) error {
-	hreq, session, err := s.newRequest(ctx, http.MethodPost, body, acceptBoth, nil)
+	hreq, session, err := s.newRequest(ctx, http.MethodPost, body, valueAcceptAll, nil)
 	if err != nil {
 		return err
 	}
@@ -265,11 +276,11 @@ func (s *streamable) Close() error {
 		return nil
 	}
 	req.Header.Set(headerSessionID, session)
-	if v := s.protocolVersion(); v != "" {
-		req.Header.Set(headerProtocolVersion, v)
+	if p := s.version.Load(); p != nil {
+		req.Header[headerProtocolVersion] = *p
 	}
 	for k, v := range s.headers {
-		req.Header.Set(k, v)
+		req.Header[k] = v
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
