@@ -74,11 +74,6 @@ func (c *conn) opError(err error, slot *statusSlot) *messages.Error {
 		// request failed, the connection is fine.
 		return messages.Errorf(messages.KindDisconnected, c.server, "the server ended the response stream without a result")
 	}
-	if slot != nil && err != nil && err.Error() == "unexpected nil response" {
-		// mcp-go's words for a response stream that broke off (a read
-		// error) before the result: say that instead.
-		err = fmt.Errorf("%w: %w", errStreamBroke, err)
-	}
 	if slot != nil { // nil on stdio and sockets
 		if s := slot.status.Load(); s >= 400 {
 			err = fmt.Errorf("%w: %w", &statusError{int(s)}, err)

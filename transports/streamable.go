@@ -165,6 +165,14 @@ func (s *streamable) SendRequest(ctx context.Context, req rpcRequest) (*rpcRespo
 	if err != nil {
 		return nil, err
 	}
+	cancel := context.CancelFunc(noCancel)
+	if s.u.Scheme == "https" {
+		// On HTTP/2, closing a response stream not read to its end can
+		// wait on the connection's write lock; with the request's context
+		// ended first it returns at once.
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	defer cancel()
 	hreq, session, err := s.newRequest(ctx, http.MethodPost, body, valueAcceptAll, req.Header)
 	if err != nil {
 		return nil, err
@@ -177,7 +185,10 @@ func (s *streamable) SendRequest(ctx context.Context, req rpcRequest) (*rpcRespo
 		}
 		return nil, err
 	}
-	defer resp.Body.Close()
+	defer func() {
+		cancel()
+		resp.Body.Close()
+	}()
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:
 		return nil, errUnauthorized
@@ -222,6 +233,8 @@ func (s *streamable) SendRequest(ctx context.Context, req rpcRequest) (*rpcRespo
 	}
 	return r, nil
 }
+
+func noCancel() {}
 
 // SendNotification POSTs a notification (or a response); the server
 // answers 202.
