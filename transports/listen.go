@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
-
 )
 
 // subscriptions/listen (2026-07-28). The revision has no standalone GET
