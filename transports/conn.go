@@ -221,7 +221,7 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 	if perr != nil {
 		return messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: perr}
 	}
-	slot := &statusSlot{Context: ctx, sent: st.sent, reqID: st.reqID, foreign: c.foreignResponse, unknown: c.unknownResponse}
+	slot := &statusSlot{Context: ctx, sent: st.sent, reqID: st.reqID, conn: c}
 	resp, err := c.tr.SendRequest(slot, req)
 	res := c.outcome(op, st, resp, err, slot)
 	if res.Err != nil && res.Err.Kind == messages.KindAborted {

@@ -305,10 +305,10 @@ type statusSlot struct {
 	overBudget atomic.Bool
 	sent       func()
 	// reqID is the request's JSON-RPC id: a response of another id on its
-	// stream is dropped (foreign decides) and counted (unknown).
-	reqID   string
-	foreign func(ev []byte, want string) bool
-	unknown func()
+	// stream is dropped (conn.foreignResponse decides) and counted
+	// (conn.unknownResponse).
+	reqID string
+	conn  *conn
 }
 
 type statusKey struct{}

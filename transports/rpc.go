@@ -33,6 +33,9 @@ type rpcResponse struct {
 
 // idIs reports whether the response's id is the string id.
 func (r *rpcResponse) idIs(id string) bool {
+	if n := len(r.ID); n == len(id)+2 && r.ID[0] == '"' && r.ID[n-1] == '"' && string(r.ID[1:n-1]) == id {
+		return true // as written, without escapes: the common case
+	}
 	s, ok := idString(r.ID)
 	return ok && s == id
 }

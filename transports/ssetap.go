@@ -104,15 +104,15 @@ func (s *sseTap) Close() error {
 func (s *sseTap) foreign(ev []byte) bool {
 	var drop bool
 	switch {
-	case s.slot != nil && s.slot.foreign != nil:
-		drop = s.slot.foreign(ev, s.slot.reqID)
+	case s.slot != nil && s.slot.conn != nil:
+		drop = s.slot.conn.foreignResponse(ev, s.slot.reqID)
 	case s.slot == nil && s.owner.foreign != nil:
 		drop = s.owner.foreign(ev, "")
 	}
 	if drop {
 		switch {
-		case s.slot != nil && s.slot.unknown != nil:
-			s.slot.unknown()
+		case s.slot != nil && s.slot.conn != nil:
+			s.slot.conn.unknownResponse()
 		case s.owner.unknown != nil:
 			s.owner.unknown()
 		}
