@@ -23,6 +23,8 @@ import (
 var (
 	// errNoAnswerID: a JSON answer without an id (and not an error).
 	errNoAnswerID = errors.New("transports: the answer carries no JSON-RPC id")
+	// errBadAnswer: a JSON answer that is not a JSON object.
+	errBadAnswer = errors.New("transports: the answer is not a JSON-RPC message")
 	// errNoEndpoint: a legacy SSE request before the endpoint event.
 	errNoEndpoint = errors.New("transports: no message endpoint announced yet")
 )

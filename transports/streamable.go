@@ -217,7 +217,10 @@ func (s *streamable) SendRequest(ctx context.Context, req rpcRequest) (*rpcRespo
 			return nil, err
 		}
 		var ok bool
-		if r, ok = decodeResponse(b); !ok || (r.idNull() && r.Error == nil) {
+		if r, ok = decodeResponse(b); !ok {
+			return nil, errBadAnswer
+		}
+		if r.idNull() && r.Error == nil {
 			return nil, errNoAnswerID
 		}
 	case "text/event-stream":
