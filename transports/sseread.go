@@ -111,11 +111,13 @@ func (r *sseReader) next() (name string, data []byte, err error) {
 }
 
 func (r *sseReader) event() (string, []byte) {
-	name := "message"
-	if len(r.name) > 0 {
-		name = string(r.name)
+	switch string(r.name) {
+	case "", "message":
+		return "message", r.data
+	case "endpoint":
+		return "endpoint", r.data
 	}
-	return name, r.data
+	return string(r.name), r.data
 }
 
 // field records one line of an event.
