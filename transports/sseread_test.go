@@ -26,7 +26,7 @@ func TestSSEReader(t *testing.T) {
 	want := []ev{
 		{"endpoint", "/messages?s=1", "prime"},
 		{"message", "a\n b", "e-2"},
-		{"message", long, "e-2"}, // the id holding NUL is ignored
+		{"message", long, "e-2"},  // the id holding NUL is ignored
 		{"message", "cut", "e-2"}, // unfinished: e-4 not counted
 	}
 	var cur sseCursor
