@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -335,32 +334,45 @@ func TestOurServersUseNoMCPGoServer(t *testing.T) {
 }
 
 // TestRuntimeLinksNoJSONSchemaInit keeps santhosh-tekuri/jsonschema and
-// mcp-go's server out of the CLI. It is skipped, naming the importer, while
-// transports/ still imports mcp-go's client/transport (which imports
-// mcp-go's server); it turns on by itself once that import is gone.
+// mcp-go's server out of the CLI (our servers are built on
+// internal/mcpserve, our transports are our own: TestNoMCPGoClient).
 func TestRuntimeLinksNoJSONSchemaInit(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "./cmd/runtime").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	deps := strings.Fields(string(out))
-	if slices.Contains(deps, modMCP+"/client/transport") {
-		imp, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...").Output()
-		if err != nil {
-			t.Fatalf("go list: %v", err)
-		}
-		var importers []string
-		for _, line := range strings.Split(string(imp), "\n") {
-			if f := strings.Fields(line); len(f) > 1 && slices.Contains(f[1:], modMCP+"/client/transport") && !strings.HasSuffix(f[0], "_test") {
-				importers = append(importers, rel(f[0]))
-			}
-		}
-		t.Skipf("cmd/runtime still links %s/client/transport (imported by %s), which imports %s and so %s; "+
-			"this check turns on once no package linked into cmd/runtime imports it", modMCP, strings.Join(importers, ", "), mcpGoServer, santhosh)
-	}
 	for _, p := range deps {
 		if p == santhosh || p == mcpGoServer {
 			t.Errorf("cmd/runtime links %s: its package initialisation costs every command (docs/performance.md)", p)
+		}
+	}
+}
+
+// TestNoMCPGoClient keeps mcp-go's client out of the module: the runtime
+// speaks to servers through its own transports (transports/streamable.go,
+// legacysse.go, lineconn.go), and mcp-go's client/transport links
+// mcp-go's server and with it santhosh-tekuri/jsonschema, whose package
+// initialisation every CLI command paid. Tests may use mcp-go's client as
+// a reference peer.
+func TestNoMCPGoClient(t *testing.T) {
+	forbidden := func(p string) bool {
+		return p == modMCP+"/client" || strings.HasPrefix(p, modMCP+"/client/")
+	}
+	for _, p := range listPackages(t) {
+		for _, imp := range p.Imports {
+			if forbidden(imp) {
+				t.Errorf("%s imports %s: the runtime has its own client transports", displayName(rel(p.ImportPath)), imp)
+			}
+		}
+	}
+	out, err := exec.Command("go", "list", "-deps", ".", "./cmd/runtime").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if forbidden(p) {
+			t.Errorf("the runtime links %s", p)
 		}
 	}
 }

@@ -17,12 +17,11 @@ var errBudget = errors.New("transports: response bytes in flight over the runtim
 // budget counts the response bytes being read, across every HTTP
 // connection of a Dialer: each JSON body and each SSE stream takes what it
 // has read and not yet handed on, and gives it back when it has (a body at
-// Close, an SSE event once mcp-go has read it). A read that would take the
+// Close, an SSE event once the client has read it). A read that would take the
 // total over the limit fails with errBudget, so the heap cannot grow with
 // the number of concurrent large responses: that call fails with
-// resource_exhausted instead. (A JSON body is decoded by mcp-go into
-// buffers of up to about twice its size, so the heap it costs is about
-// twice what it counts here.) stdio and socket connections read one line at
+// resource_exhausted instead. (A JSON body is read into one buffer of its
+// size, which its result keeps.) stdio and socket connections read one line at
 // a time each (at most 16 MiB per server) and are not counted.
 type budget struct {
 	limit int64 // <= 0: no limit

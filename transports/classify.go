@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcprt/mcprt/messages"
@@ -29,8 +28,6 @@ func (c *connInfo) classify(kind messages.ErrorKind, err error) *messages.Error 
 		return messages.AsError(me, kind, c.server)
 	}
 	e := &messages.Error{Kind: kind, Server: c.server}
-	var authErr *transport.AuthorizationRequiredError
-	var oauthErr *transport.OAuthAuthorizationRequiredError
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
 	var originErr *crossOriginError
@@ -49,9 +46,9 @@ func (c *connInfo) classify(kind messages.ErrorKind, err error) *messages.Error 
 		e.Kind, e.Message = messages.KindDisconnected, "the server's response stream broke off before its result"
 	case errors.Is(err, ErrNotJSON):
 		e.Kind, e.Message = messages.KindProtocol, fmt.Sprintf("server wrote output that is not JSON-RPC on %s", c.channel())
-	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.Is(err, transport.ErrUnauthorized):
+	case errors.Is(err, errUnauthorized):
 		e.Kind, e.Message = messages.KindAuthRequired, "server requires authorization (HTTP 401)"
-	case errors.Is(err, transport.ErrSessionTerminated):
+	case errors.Is(err, errSessionLost):
 		e.Kind, e.Message = messages.KindDisconnected, "the server lost the session (HTTP 404); the next request starts a new one"
 	case errors.As(err, &dnsErr):
 		e.Message = fmt.Sprintf("cannot resolve the host of the %s", c.fieldLabel())
@@ -70,7 +67,7 @@ func (c *connInfo) classify(kind messages.ErrorKind, err error) *messages.Error 
 	default:
 		e.Message = c.scrub(err.Error())
 	}
-	if status := c.statusOf(err); status >= 400 && e.Kind != messages.KindAuthRequired && !errors.Is(err, transport.ErrSessionTerminated) {
+	if status := c.statusOf(err); status >= 400 && e.Kind != messages.KindAuthRequired && !errors.Is(err, errSessionLost) {
 		e.Message = fmt.Sprintf("server answered HTTP %d", status)
 	}
 	return e

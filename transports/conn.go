@@ -9,18 +9,11 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcprt/mcprt/messages"
 )
-
-// noCeiling replaces mcp-go's per-request response timeout on legacy SSE
-// (60 s by default): deadlines are the runtime's business, not the
-// transport's.
-const noCeiling = 100 * 365 * 24 * time.Hour
 
 var errBadURL = errors.New("the url (field url) is not a valid URL")
 
@@ -32,7 +25,7 @@ type connInfo struct {
 }
 
 // conn is one open connection: the bridge between a messages.Conn and a
-// blocking mcp-go transport.
+// blocking rpcTransport.
 type conn struct {
 	connInfo
 	d        *Dialer
@@ -48,7 +41,7 @@ type conn struct {
 	cancel context.CancelFunc
 
 	kind   messages.TransportKind
-	tr     transport.Interface
+	tr     rpcTransport
 	lc     *lineConn         // stdio and socket
 	proc   *process          // stdio
 	sock   net.Conn          // socket
@@ -83,8 +76,8 @@ type conn struct {
 type opState struct {
 	ctx     context.Context // ends when the request is given up or the connection ends
 	cancel  context.CancelFunc
-	aborted bool // guarded by conn.mu
-	reqID   mcp.RequestId
+	aborted bool   // guarded by conn.mu
+	reqID   string // the JSON-RPC id of the request on the wire
 	// serverCancelled: the server sent notifications/cancelled for this
 	// stream; guarded by conn.mu.
 	serverCancelled bool
@@ -178,7 +171,7 @@ func (c *conn) complete(op messages.Op, st *opState, res messages.OpResult) {
 	}
 	st.cancel()
 	if op.Stream != nil {
-		c.router.unregister(st.reqID.Value().(string))
+		c.router.unregister(st.reqID)
 	}
 	c.mu.Lock()
 	delete(c.ops, op.ID)
@@ -210,19 +203,15 @@ func (c *conn) dispatch(job func()) {
 }
 
 // prepare builds the JSON-RPC request of op.
-func (c *conn) prepare(op messages.Op, st *opState) (transport.JSONRPCRequest, *messages.Error) {
+func (c *conn) prepare(op messages.Op, st *opState) (rpcRequest, *messages.Error) {
 	if len(op.Params) > MaxFrame {
-		return transport.JSONRPCRequest{}, messages.Errorf(messages.KindInvalidArgs, c.server, "request params over 16 MiB")
+		return rpcRequest{}, messages.Errorf(messages.KindInvalidArgs, c.server, "request params over 16 MiB")
 	}
 	params, header, err := c.sess.prepare(op.Method, op.Params)
 	if err != nil {
-		return transport.JSONRPCRequest{}, messages.Errorf(messages.KindInvalidArgs, c.server, "request params must be a JSON object")
+		return rpcRequest{}, messages.Errorf(messages.KindInvalidArgs, c.server, "request params must be a JSON object")
 	}
-	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: st.reqID, Method: op.Method, Header: header}
-	if len(params) > 0 {
-		req.Params = params
-	}
-	return req, nil
+	return rpcRequest{ID: st.reqID, Method: op.Method, Params: params, Header: header}, nil
 }
 
 // run sends one request on a blocking transport (HTTP, legacy SSE) and
@@ -232,8 +221,8 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 	if perr != nil {
 		return messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: perr}
 	}
-	slot := &statusSlot{sent: st.sent, reqID: st.reqID.Value().(string), foreign: c.foreignResponse, unknown: c.unknownResponse}
-	resp, err := c.tr.SendRequest(withSlot(ctx, slot), req)
+	slot := &statusSlot{Context: ctx, sent: st.sent, reqID: st.reqID, conn: c}
+	resp, err := c.tr.SendRequest(slot, req)
 	res := c.outcome(op, st, resp, err, slot)
 	if res.Err != nil && res.Err.Kind == messages.KindAborted {
 		c.sendCancelled(st)
@@ -254,8 +243,8 @@ func (c *conn) startLine(op messages.Op, st *opState) {
 		c.complete(op, st, messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: perr})
 		return
 	}
-	st.key = req.ID.String()
-	st.finish = func(resp *transport.JSONRPCResponse, err error) {
+	st.key = req.ID
+	st.finish = func(resp *rpcResponse, err error) {
 		if err == nil {
 			c.complete(op, st, c.outcome(op, st, resp, nil, nil))
 			return

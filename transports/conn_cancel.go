@@ -1,6 +1,7 @@
 package transports
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -51,8 +52,9 @@ func (c *conn) sendCancelled(st *opState) {
 	if c.kind == messages.TransportHTTP {
 		return
 	}
-	params := map[string]any{"requestId": st.reqID, "reason": "cancelled by the client"}
-	_ = c.tr.SendNotification(c.ctx, notification(string(mcp.MethodNotificationCancelled), params))
+	params := appendString([]byte(`{"requestId":`), st.reqID)
+	params = append(params, `,"reason":"cancelled by the client"}`...)
+	_ = c.tr.SendNotification(c.ctx, string(mcp.MethodNotificationCancelled), params)
 }
 
 // background runs f on a goroutine that shutdown waits for, unless the
@@ -79,14 +81,23 @@ func (c *conn) Notify(method string, params json.RawMessage) {
 	if c.sess.modern && method == string(mcp.MethodNotificationRootsListChanged) {
 		return
 	}
-	var fields map[string]any
-	if len(params) > 0 && json.Unmarshal(params, &fields) != nil {
+	params, ok := notificationParams(params)
+	if !ok {
 		return
 	}
-	c.background(func() { _ = c.tr.SendNotification(c.ctx, notification(method, fields)) })
+	c.background(func() { _ = c.tr.SendNotification(c.ctx, method, params) })
 }
 
-func notification(method string, fields map[string]any) mcp.JSONRPCNotification {
-	return mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
-		Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: fields}}}
+// notificationParams checks a notification's params: none (empty or null)
+// sends none; an object is sent as it is; anything else is not sent (ok
+// false).
+func notificationParams(params json.RawMessage) (json.RawMessage, bool) {
+	t := bytes.TrimSpace(params)
+	switch {
+	case len(t) == 0 || string(t) == "null":
+		return nil, true
+	case t[0] == '{' && json.Valid(t):
+		return t, true
+	}
+	return nil, false
 }

@@ -105,7 +105,7 @@ func (c *conn) onReadEnd(err error) {
 	c.lost(err)
 }
 
-// onSSELost is called by mcp-go's SSE transport when its stream breaks.
+// onSSELost is called by the legacy SSE client when its stream ends.
 func (c *conn) onSSELost(err error) {
 	defer c.recoverConn("SSE stream handler")
 	if c.http != nil && c.http.violation.Load() {
@@ -292,27 +292,34 @@ func (c *conn) withStatus(err error) error {
 
 // statusSlot receives what the HTTP layer learns about one request's
 // exchange: its status, that it went out (sent, called once the response
-// begins), and whether its response stream ended cleanly (eof).
+// begins), and whether its response stream ended cleanly (eof). It is the
+// request's context as well (the parent's, with Value answering statusKey),
+// so that the RoundTripper finds it without a context.WithValue per call.
 type statusSlot struct {
+	context.Context
 	status atomic.Int32
 	eof    atomic.Bool
-	// tooLarge: the response stream carried an event over MaxFrame (mcp-go
-	// then only says "unexpected nil response").
+	// tooLarge: the response stream carried an event over MaxFrame.
 	tooLarge atomic.Bool
 	// overBudget: reading the response would exceed the runtime's budget.
 	overBudget atomic.Bool
 	sent       func()
 	// reqID is the request's JSON-RPC id: a response of another id on its
-	// stream is dropped (foreign decides) and counted (unknown).
-	reqID   string
-	foreign func(ev []byte, want string) bool
-	unknown func()
+	// stream is dropped (conn.foreignResponse decides) and counted
+	// (conn.unknownResponse).
+	reqID string
+	conn  *conn
 }
 
 type statusKey struct{}
 
-func withSlot(ctx context.Context, s *statusSlot) context.Context {
-	return context.WithValue(ctx, statusKey{}, s)
+// Value answers statusKey with the slot itself, anything else from the
+// parent context.
+func (s *statusSlot) Value(key any) any {
+	if _, ok := key.(statusKey); ok {
+		return s
+	}
+	return s.Context.Value(key)
 }
 
 func marshalData(v any) json.RawMessage {

@@ -7,13 +7,11 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/client/transport"
-
 	"github.com/mcprt/mcprt/messages"
 )
 
 // outcome turns a request's response or failure into its OpResult.
-func (c *conn) outcome(op messages.Op, st *opState, resp *transport.JSONRPCResponse, err error, slot *statusSlot) messages.OpResult {
+func (c *conn) outcome(op messages.Op, st *opState, resp *rpcResponse, err error, slot *statusSlot) messages.OpResult {
 	res := messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID}
 	c.mu.Lock()
 	aborted, closing, ended, serverCancelled := st.aborted, c.closing, c.ended, st.serverCancelled
@@ -76,11 +74,6 @@ func (c *conn) opError(err error, slot *statusSlot) *messages.Error {
 		// request failed, the connection is fine.
 		return messages.Errorf(messages.KindDisconnected, c.server, "the server ended the response stream without a result")
 	}
-	if slot != nil && err != nil && err.Error() == "unexpected nil response" {
-		// mcp-go's words for a response stream that broke off (a read
-		// error) before the result: say that instead.
-		err = fmt.Errorf("%w: %w", errStreamBroke, err)
-	}
 	if slot != nil { // nil on stdio and sockets
 		if s := slot.status.Load(); s >= 400 {
 			err = fmt.Errorf("%w: %w", &statusError{int(s)}, err)
@@ -111,11 +104,11 @@ var errNever = errors.New("transports: never")
 // sessionLost reports whether a Streamable HTTP POST's error answer means
 // the server no longer knows the session the request carried: the
 // TypeScript SDK answers such a POST with HTTP 400 and "No valid session
-// ID" (the spec's 404 comes as transport.ErrSessionTerminated instead).
+// ID" (the spec's 404 comes as errSessionLost instead).
 // Only POSTs are judged: a GET stream refused with 400, 404 or 405 means
 // the server offers no GET stream, never a lost session.
 func (c *conn) sessionLost(slot *statusSlot, message string) bool {
-	if slot == nil || c.kind != messages.TransportHTTP || slot.status.Load() != http.StatusBadRequest || c.tr.GetSessionId() == "" {
+	if slot == nil || c.kind != messages.TransportHTTP || slot.status.Load() != http.StatusBadRequest || c.tr.SessionID() == "" {
 		return false
 	}
 	return strings.Contains(strings.ToLower(message), "no valid session id")
@@ -124,11 +117,11 @@ func (c *conn) sessionLost(slot *statusSlot, message string) bool {
 // sameID reports whether resp answers st's request. An error with a null
 // id answers it too: JSON-RPC's answer to a request whose id the server
 // could not read.
-func sameID(resp *transport.JSONRPCResponse, st *opState) bool {
+func sameID(resp *rpcResponse, st *opState) bool {
 	if resp == nil {
 		return false
 	}
-	return resp.ID.String() == st.reqID.String() || (resp.ID.IsNil() && resp.Error != nil)
+	return resp.idIs(st.reqID) || (resp.idNull() && resp.Error != nil)
 }
 
 // budgetError is the error of a call whose response would take the bytes

@@ -12,7 +12,7 @@ import (
 // notifications/cancelled for it ends it, and it reports once when its
 // request is out (StreamSent).
 func (c *conn) openStream(op messages.Op, st *opState) {
-	id := st.reqID.Value().(string)
+	id := st.reqID
 	spec := op.Stream
 	methods := make(map[string]bool, len(spec.Methods))
 	for _, m := range spec.Methods {

@@ -12,9 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 )
@@ -265,7 +262,7 @@ func (c *conn) originError() error {
 // endpoint speaks only legacy HTTP+SSE: it refused the POST with 404, 405
 // or 406.
 func (c *conn) fallbackToSSE(err error) bool {
-	if errors.Is(err, transport.ErrSessionTerminated) {
+	if errors.Is(err, errSessionLost) {
 		// initialize was answered with a session: the server speaks
 		// Streamable HTTP, and a later 404 means it lost that session
 		// (a legacy SSE attempt would wait for ever on its GET stream).
@@ -321,41 +318,21 @@ func (c *conn) openHTTP(legacySSE bool) error {
 		foreign: c.foreignResponse, unknown: c.unknownResponse, serverRequest: c.sreq.serve}
 	client := &http.Client{Transport: c.d.wrapAuth(c.server, c.http), CheckRedirect: checkRedirect}
 	c.client = client
-	headers := c.endpoint.Headers
 	if legacySSE {
-		sse, err := transport.NewSSE(c.endpoint.URL,
-			transport.WithHTTPClient(client), transport.WithHeaders(headers),
-			transport.WithSSELogger(c.d.logger()),
-			transport.WithResponseTimeout(noCeiling), transport.WithEndpointTimeout(noCeiling))
+		sse, err := newLegacySSE(c.endpoint.URL, client, c.endpoint.Headers, c.onNotification, c.onSSELost)
 		if err != nil {
 			return errBadURL
 		}
-		sse.SetConnectionLostHandler(c.onSSELost)
-		sse.SetNotificationHandler(c.onTypedNotification)
 		c.tr, c.kind = sse, messages.TransportSSE
 		return nil
 	}
-	sh, err := transport.NewStreamableHTTP(c.endpoint.URL,
-		transport.WithHTTPBasicClient(client), transport.WithHTTPHeaders(headers),
-		transport.WithHTTPLogger(c.d.logger()))
+	sh, err := newStreamable(c.endpoint.URL, client, c.endpoint.Headers, c.d.Clock, c.onNotification)
 	if err != nil {
 		return errBadURL
 	}
-	sh.SetNotificationHandler(c.onTypedNotification)
 	c.tr, c.kind = sh, messages.TransportHTTP
 	c.sess.http = true
 	return nil
-}
-
-// onTypedNotification receives notifications from mcp-go's HTTP transports,
-// which decode them into maps; they are re-encoded once for the sink.
-func (c *conn) onTypedNotification(n mcp.JSONRPCNotification) {
-	defer c.recoverConn("HTTP notification handler")
-	params, err := json.Marshal(n.Params)
-	if err != nil {
-		return
-	}
-	c.onNotification(n.Method, params)
 }
 
 var _ io.Closer = (*net.UnixConn)(nil)

@@ -14,15 +14,24 @@
 //     that left the group and holds stderr open delays the reaping by at
 //     most the grace period;
 //   - Unix sockets: newline-delimited JSON-RPC as rmcp-mux serves it;
-//   - our own newline-delimited JSON-RPC codec for both, implementing
-//     mcp-go's transport interface, refusing lines over 16 MiB and output
-//     that is not JSON-RPC, and handing notifications over as raw bytes;
-//   - Streamable HTTP and legacy HTTP+SSE through mcp-go's transports, with
-//     an http.RoundTripper that bounds every JSON body and every SSE event
-//     to 16 MiB, falls back to legacy SSE when the endpoint refuses POST with
-//     404, 405 or 406 (unless the endpoint is pinned to 2026-07-28, which
-//     legacy SSE cannot carry), lifts mcp-go's 60 s SSE response ceiling,
-//     and closes its idle connections when the connection closes;
+//   - the JSON-RPC request and response types and the small transport
+//     interface every connection drives (rpc.go); mcp-go's client is not
+//     used (it links mcp-go's server and its JSON Schema library, whose
+//     initialisation every CLI command paid), only its mcp types;
+//   - our own newline-delimited JSON-RPC codec for both, refusing lines over
+//     16 MiB and output that is not JSON-RPC, and handing notifications
+//     over as raw bytes;
+//   - our own Streamable HTTP client (streamable.go, sseread.go: POSTs with
+//     the session and protocol headers, JSON and SSE answers read on the
+//     caller's goroutine, a response stream the server ends early resumed
+//     with Last-Event-ID after its retry time, DELETE on close) and legacy
+//     HTTP+SSE client (legacysse.go: the GET stream and its endpoint event,
+//     answers matched by id), with an http.RoundTripper that bounds every
+//     JSON body and every SSE event to 16 MiB, falls back to legacy SSE
+//     when the endpoint refuses POST with 404, 405 or 406 (unless the
+//     endpoint is pinned to 2026-07-28, which legacy SSE cannot carry),
+//     puts no ceiling of its own on a response's wait, and closes its idle
+//     connections when the connection closes;
 //   - the handshake: protocolVersion auto (initialize 2025-11-25 first,
 //     server/discover only when refused, also by an HTTP 4xx whose body is
 //     a JSON-RPC error: initprobe.go), 2025-11-25 or 2026-07-28, and on
@@ -53,7 +62,7 @@
 //   - responses matched to requests on every transport: one whose id the
 //     connection never sent is ignored and counted (unknown.go);
 //   - containment: a panic on any goroutine of this package, or in a
-//     callback it gives mcp-go, ends only the request or connection it
+//     callback net/http calls, ends only the request or connection it
 //     served, with an internal error naming the server and the stack in the
 //     debug log (guard.go); a write a stdio or socket server no longer
 //     reads (it closed its stdin, or shut the socket's read side) ends the
@@ -64,7 +73,10 @@
 // Concurrency contract: the Dialer's methods and every Conn method return
 // at once; the work runs on goroutines the Dialer starts and counts (one per
 // dial, one per in-flight request, one reader per stdio or socket
-// connection, one per closing connection). Outcomes reach the caller only
+// connection, one per legacy SSE GET stream, one per closing connection).
+// A Streamable HTTP exchange runs on the goroutine that sends it, its
+// answer (JSON or SSE) read there too: the client starts no goroutine of
+// its own. Outcomes reach the caller only
 // through the Sink given to Dial. For one connection, the DialResult
 // precedes all its traffic (notifications a server sends during the
 // handshake are held until it has been delivered), every OpResult and

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/mark3labs/mcp-go/client/transport"
 )
 
 // The standalone GET stream of Streamable HTTP (2025-11-25): opened right
@@ -172,11 +170,11 @@ func (c *conn) httpHeaders(h http.Header) {
 		h.Set(k, v)
 	}
 	if c.sess.version != "" {
-		h.Set(transport.HeaderKeyProtocolVersion, c.sess.version)
+		h.Set(headerProtocolVersion, c.sess.version)
 	}
-	if sh, ok := c.tr.(*transport.StreamableHTTP); ok && !c.sess.modern {
-		if id := sh.GetSessionId(); id != "" {
-			h.Set(transport.HeaderKeySessionID, id)
+	if !c.sess.modern {
+		if id := c.tr.SessionID(); id != "" {
+			h.Set(headerSessionID, id)
 		}
 	}
 }
@@ -185,12 +183,12 @@ func (c *conn) httpHeaders(h http.Header) {
 // endpoint on Streamable HTTP, to the announced endpoint on legacy SSE.
 func (c *conn) postAnswer(ctx context.Context, frame []byte) error {
 	target := c.endpoint.URL
-	if sse, ok := c.tr.(*transport.SSE); ok {
-		u := sse.GetEndpoint()
-		if u == nil {
-			return errors.New("transports: no endpoint to answer on")
+	if sse, ok := c.tr.(*legacySSE); ok {
+		u, err := sse.answerURL()
+		if err != nil {
+			return err
 		}
-		target = u.String()
+		target = u
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(frame))
 	if err != nil {

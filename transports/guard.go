@@ -10,9 +10,9 @@ import (
 )
 
 // A panic on any goroutine this package starts (dial, connection workers,
-// readers, request handlers, shutdown) or in a callback it hands to mcp-go
-// (the HTTP round trip, a body's Read, the SSE stream's loss and
-// notification handlers) is recovered where it happens: the stack goes to
+// readers, request handlers, shutdown) or in a callback net/http calls
+// (the HTTP round trip, a body's Read) or the SSE clients call (the stream's
+// loss and notification handlers) is recovered where it happens: the stack goes to
 // the Dialer's logger at debug level, and only the connection or request
 // the goroutine served ends, with a KindInternal error naming the server.
 // The host process never sees the panic, and a stdio child is still

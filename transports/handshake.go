@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcprt/mcprt/messages"
@@ -23,7 +22,7 @@ var errParamsNotObject = errors.New("transports: params must be a JSON object")
 // ProtocolAuto it sends initialize (2025-11-25) first and tries
 // server/discover (2026-07-28) only if the server refuses it, so a server
 // that ignores unknown methods costs no probe timeout.
-func handshake(ctx context.Context, tr transport.Interface, ids *idSource, pv string, s *session) (messages.ServerInfo, error) {
+func handshake(ctx context.Context, tr rpcTransport, ids *idSource, pv string, s *session) (messages.ServerInfo, error) {
 	switch pv {
 	case messages.Protocol20251125:
 		return initialize(ctx, tr, ids, s)
@@ -41,16 +40,14 @@ func handshake(ctx context.Context, tr transport.Interface, ids *idSource, pv st
 	return info, nil
 }
 
-func initialize(ctx context.Context, tr transport.Interface, ids *idSource, s *session) (messages.ServerInfo, error) {
+func initialize(ctx context.Context, tr rpcTransport, ids *idSource, s *session) (messages.ServerInfo, error) {
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": messages.Protocol20251125,
 		"capabilities":    s.capabilities(),
 		"clientInfo":      s.client,
 	})
 	probe := &initProbe{}
-	resp, err := tr.SendRequest(withInitProbe(ctx, probe), transport.JSONRPCRequest{
-		JSONRPC: mcp.JSONRPC_VERSION, ID: ids.next(), Method: string(mcp.MethodInitialize), Params: json.RawMessage(params),
-	})
+	resp, err := tr.SendRequest(withInitProbe(ctx, probe), rpcRequest{ID: ids.next(), Method: string(mcp.MethodInitialize), Params: params})
 	if err != nil {
 		if code, msg, ok := probe.refusal(); ok {
 			// A 4xx whose body is a JSON-RPC error: a server that refuses
@@ -74,11 +71,10 @@ func initialize(ctx context.Context, tr transport.Interface, ids *idSource, s *s
 		return messages.ServerInfo{}, fmt.Errorf("server answered initialize with unsupported protocol version %q", v)
 	}
 	s.version, s.modern = v, false
-	if h, ok := tr.(transport.HTTPConnection); ok {
-		h.SetProtocolVersion(v)
+	if h, ok := tr.(versioned); ok {
+		h.setProtocolVersion(v)
 	}
-	note := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
-	if err := tr.SendNotification(ctx, note); err != nil {
+	if err := tr.SendNotification(ctx, string(mcp.MethodNotificationInitialized), nil); err != nil {
 		return messages.ServerInfo{}, err
 	}
 	return messages.ServerInfo{
@@ -87,20 +83,17 @@ func initialize(ctx context.Context, tr transport.Interface, ids *idSource, s *s
 	}, nil
 }
 
-func discover(ctx context.Context, tr transport.Interface, ids *idSource, s *session) (messages.ServerInfo, error) {
+func discover(ctx context.Context, tr rpcTransport, ids *idSource, s *session) (messages.ServerInfo, error) {
 	s.version, s.modern = messages.Protocol20260728, true
 	s.caps = modernCapabilities(s.caps)
-	h, isHTTP := tr.(transport.HTTPConnection)
-	if isHTTP {
-		h.SetProtocolVersion(s.version)
+	if h, ok := tr.(versioned); ok {
+		h.setProtocolVersion(s.version)
 	}
 	params, header, err := s.prepare(string(mcp.MethodServerDiscover), nil)
 	if err != nil {
 		return messages.ServerInfo{}, err
 	}
-	resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{
-		JSONRPC: mcp.JSONRPC_VERSION, ID: ids.next(), Method: string(mcp.MethodServerDiscover), Params: params, Header: header,
-	})
+	resp, err := tr.SendRequest(ctx, rpcRequest{ID: ids.next(), Method: string(mcp.MethodServerDiscover), Params: params, Header: header})
 	if err != nil {
 		return messages.ServerInfo{}, err
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcprt/mcprt/internal/testonly/testserver"
@@ -112,7 +111,7 @@ func TestModernEnvelopeRequired(t *testing.T) {
 	c, _ := dial(t, ep)
 	inner := c.Conn.(*conn)
 	params := toolParams("echo", map[string]any{"message": "bare"})
-	bare, err := inner.tr.SendRequest(c.ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId("bare-1"), Method: "tools/call", Params: params})
+	bare, err := inner.tr.SendRequest(c.ctx, rpcRequest{ID: "bare-1", Method: "tools/call", Params: params})
 	if err != nil {
 		t.Fatalf("bare request: %v", err)
 	}

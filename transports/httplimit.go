@@ -23,7 +23,7 @@ type limitedTransport struct {
 	violation  atomic.Bool  // some body broke the frame limit
 	// claim, when set, offers every notification read from an SSE body to
 	// the connection's stream router; claimed ones are removed from what
-	// mcp-go reads.
+	// the client reads.
 	claim func(method string, params json.RawMessage) bool
 	// router, when set, also hears of every response to one of its
 	// streams as it is read, so frames after it are late (the legacy GET
@@ -31,7 +31,7 @@ type limitedTransport struct {
 	router *router
 	// serverRequest, when set, receives every server-to-client request
 	// read from an SSE body (a response stream, the standalone GET stream,
-	// the legacy GET stream), which is removed from what mcp-go reads: the
+	// the legacy GET stream), which is removed from what the client reads: the
 	// runtime answers it, with no ceiling on how long a person takes.
 	serverRequest func(id json.RawMessage, method string, params json.RawMessage)
 	// legacy marks a legacy HTTP+SSE connection: its GET stream's

@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -17,10 +15,10 @@ type idSource struct {
 	n      atomic.Uint64
 }
 
-func (s *idSource) next() mcp.RequestId {
-	return mcp.NewRequestId(s.prefix + "-h" + strconv.FormatUint(s.n.Add(1), 10))
+func (s *idSource) next() string {
+	return s.prefix + "-h" + strconv.FormatUint(s.n.Add(1), 10)
 }
 
-func (s *idSource) forOp(id messages.OpID) mcp.RequestId {
-	return mcp.NewRequestId(s.prefix + "-" + strconv.FormatUint(uint64(id), 10))
+func (s *idSource) forOp(id messages.OpID) string {
+	return s.prefix + "-" + strconv.FormatUint(uint64(id), 10)
 }

@@ -11,9 +11,9 @@ import (
 )
 
 // A 2026-07-28 server that serves only 2026-07-28 answers initialize with
-// HTTP 400 and a JSON-RPC error (unsupported protocol version). mcp-go takes
-// any 4xx answer to initialize for a legacy HTTP+SSE server without reading
-// it; the specification says such a body, a recognized modern JSON-RPC
+// HTTP 400 and a JSON-RPC error (unsupported protocol version). The
+// Streamable HTTP client takes any 4xx answer to initialize for a legacy
+// HTTP+SSE server without reading it (errLegacyServer); the specification says such a body, a recognized modern JSON-RPC
 // error, means a modern server (basic/transports/streamable-http, backward
 // compatibility). initProbe keeps that error for the handshake, which then
 // tries server/discover instead of legacy SSE.
@@ -44,7 +44,7 @@ func (p *initProbe) refusal() (code int, msg string, ok bool) {
 
 // probeRefusal reads a 400, 404 or 405 JSON answer to a request whose
 // context carries an initProbe, records the JSON-RPC error it is, and puts
-// the body back for mcp-go.
+// the body back for the client.
 func probeRefusal(req *http.Request, resp *http.Response) {
 	p, _ := req.Context().Value(initProbeKey{}).(*initProbe)
 	if p == nil || req.Method != http.MethodPost {

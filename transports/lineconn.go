@@ -11,15 +11,13 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcprt/mcprt/internal/jsonscan"
 )
 
 // lineConn speaks newline-delimited JSON-RPC over a reader and a writer: a
-// stdio child's stdout and stdin, or a Unix socket. It implements mcp-go's
-// transport.BidirectionalInterface so mcp-go code can sit on top, and it
-// hands every server notification to rawNote as raw bytes, so notifications
-// are decoded once, typed, by whoever consumes them.
+// stdio child's stdout and stdin, or a Unix socket. It is an rpcTransport,
+// and it hands every server notification to rawNote as raw bytes, so
+// notifications are decoded once, typed, by whoever consumes them.
 //
 // Goroutines: one reader, started by Start and ended by EOF, a read error,
 // a protocol violation or Close. Server-to-client requests are handed to
@@ -59,7 +57,7 @@ type lineConn struct {
 	workers   sync.WaitGroup
 }
 
-var _ transport.BidirectionalInterface = (*lineConn)(nil)
+var _ rpcTransport = (*lineConn)(nil)
 
 func newLineConn(r io.Reader, w io.WriteCloser, rawNote func(string, json.RawMessage), onEnd func(error)) *lineConn {
 	return &lineConn{
@@ -72,8 +70,8 @@ func newLineConn(r io.Reader, w io.WriteCloser, rawNote func(string, json.RawMes
 	}
 }
 
-// Start begins reading (the context is mcp-go's interface's; the reader
-// ends with Close or the peer).
+// Start begins reading (the context is the interface's; the reader ends
+// with Close or the peer).
 func (c *lineConn) Start(context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -182,17 +180,22 @@ func (c *lineConn) handleLine(line []byte) error {
 			c.onServerRequest(f.ID, f.Method, f.Params)
 		}
 	default:
-		var id mcp.RequestId
-		if err := id.UnmarshalJSON(f.ID); err != nil || !hasID {
+		if !hasID {
 			return nil // a response without a usable id answers nothing we sent
 		}
-		key := id.String()
-		c.mu.Lock()
-		done := c.pending[key]
-		delete(c.pending, key)
-		c.mu.Unlock()
+		key, isString := jsonscan.String(f.ID)
+		if !isString && !isNumber(f.ID) {
+			return nil
+		}
+		var done completion
+		if isString {
+			c.mu.Lock()
+			done = c.pending[key]
+			delete(c.pending, key)
+			c.mu.Unlock()
+		}
 		if done != nil {
-			done(&transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: f.Result, Error: rpcErrorOf(f.Error)}, nil)
+			done(&rpcResponse{ID: f.ID, Result: f.Result, Error: rpcErrorOf(f.Error)}, nil)
 		} else if c.onUnmatched != nil {
 			c.onUnmatched(f.ID)
 		}
@@ -210,18 +213,18 @@ func (c *lineConn) writeFrame(b []byte) error {
 // completion receives a request's outcome: its response, or the error that
 // ended it. Whoever removes a request from pending calls its completion,
 // so it runs exactly once.
-type completion func(*transport.JSONRPCResponse, error)
+type completion func(*rpcResponse, error)
 
 // SendRequest writes the request and waits for its response, the context's
 // end, or the connection's end.
-func (c *lineConn) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (c *lineConn) SendRequest(ctx context.Context, req rpcRequest) (*rpcResponse, error) {
 	type outcome struct {
-		resp *transport.JSONRPCResponse
+		resp *rpcResponse
 		err  error
 	}
 	ch := make(chan outcome, 1)
-	key := req.ID.String()
-	if err := c.startRequest(req, func(r *transport.JSONRPCResponse, err error) { ch <- outcome{r, err} }); err != nil {
+	key := req.ID
+	if err := c.startRequest(req, func(r *rpcResponse, err error) { ch <- outcome{r, err} }); err != nil {
 		return nil, err
 	}
 	select {
@@ -240,12 +243,12 @@ func (c *lineConn) SendRequest(ctx context.Context, req transport.JSONRPCRequest
 // waiting for the response: done runs later, on the reader goroutine with
 // the response, or with the reason the connection ended. It returns an
 // error (and done never runs) when the request could not be written.
-func (c *lineConn) startRequest(req transport.JSONRPCRequest, done completion) error {
-	b, err := json.Marshal(req)
+func (c *lineConn) startRequest(req rpcRequest, done completion) error {
+	b, err := appendRequest(nil, req)
 	if err != nil {
 		return fmt.Errorf("transports: marshal request: %w", err)
 	}
-	key := req.ID.String()
+	key := req.ID
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -313,21 +316,13 @@ func (c *lineConn) closedErr() error {
 }
 
 // SendNotification writes a notification.
-func (c *lineConn) SendNotification(_ context.Context, n mcp.JSONRPCNotification) error {
-	b, err := json.Marshal(n)
+func (c *lineConn) SendNotification(_ context.Context, method string, params json.RawMessage) error {
+	b, err := appendNotification(nil, method, params)
 	if err != nil {
 		return fmt.Errorf("transports: marshal notification: %w", err)
 	}
 	return c.writeFrame(b)
 }
-
-// SetNotificationHandler is part of mcp-go's interface. Notifications go to
-// rawNote instead, so the handler is ignored.
-func (c *lineConn) SetNotificationHandler(func(mcp.JSONRPCNotification)) {}
-
-// SetRequestHandler is part of mcp-go's interface; server-to-client
-// requests go to onServerRequest instead, so the handler is ignored.
-func (c *lineConn) SetRequestHandler(transport.RequestHandler) {}
 
 // Close closes the writer (the child's stdin, or the socket). Reading stops
 // when the peer closes its side; the owner closes the reader or kills the
@@ -359,5 +354,11 @@ func (c *lineConn) endedByPeer() bool { return c.isDone() && c.peerEnded }
 // Wait blocks until the reader and every request handler have returned.
 func (c *lineConn) Wait() { c.workers.Wait() }
 
-// GetSessionId returns "": stdio and sockets have no session id.
-func (c *lineConn) GetSessionId() string { return "" }
+// SessionID returns "": stdio and sockets have no session id.
+func (c *lineConn) SessionID() string { return "" }
+
+// isNumber reports whether a raw JSON value is a number.
+func isNumber(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))
+}

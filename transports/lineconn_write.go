@@ -1,12 +1,9 @@
 package transports
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"syscall"
-
-	"github.com/mark3labs/mcp-go/client/transport"
 )
 
 // errNotWritten marks a request of which not a byte was written because
@@ -25,15 +22,15 @@ type rawFile interface {
 // now, it returns rest, which finishes the write and must run on a
 // goroutine that may block; the frame lock is held until it does, so frames
 // never interleave. Like startRequest, an error means done never runs.
-func (c *lineConn) startRequestNow(req transport.JSONRPCRequest, done completion) (rest func() error, err error) {
-	b, err := json.Marshal(req)
+func (c *lineConn) startRequestNow(req rpcRequest, done completion) (rest func() error, err error) {
+	b, err := appendRequest(make([]byte, 0, 64+len(req.Method)+len(req.ID)+len(req.Params)), req)
 	if err != nil {
 		return nil, fmt.Errorf("transports: marshal request: %w", err)
 	}
 	if len(b) > MaxFrame {
 		return nil, ErrFrameTooLarge
 	}
-	key := req.ID.String()
+	key := req.ID
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()

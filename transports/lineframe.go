@@ -33,6 +33,15 @@ func decodeFrame(line []byte) (frame, error) {
 	return unmarshalFrame(line)
 }
 
+// decodeOwnedFrame is decodeFrame for a buffer the caller hands over: the
+// members returned share it instead of a copy.
+func decodeOwnedFrame(b []byte) (frame, error) {
+	if f, ok := scanOwnedFrame(b); ok {
+		return f, nil
+	}
+	return unmarshalFrame(b)
+}
+
 // unmarshalFrame is the reference decoding of a frame.
 func unmarshalFrame(line []byte) (frame, error) {
 	var f frame
@@ -45,7 +54,11 @@ func unmarshalFrame(line []byte) (frame, error) {
 // raw members it returns share one copy of the line, each capped so that
 // appending to one cannot overwrite another.
 func scanFrame(line []byte) (frame, bool) {
-	buf := append([]byte(nil), line...)
+	return scanOwnedFrame(append([]byte(nil), line...))
+}
+
+// scanOwnedFrame is scanFrame without the copy.
+func scanOwnedFrame(buf []byte) (frame, bool) {
 	var vals [5][]byte
 	if !jsonscan.Object(buf, frameKeys, vals[:]) {
 		return frame{}, false

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
-
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // subscriptions/listen (2026-07-28). The revision has no standalone GET
@@ -114,7 +111,7 @@ func (c *conn) listenOnce(params json.RawMessage, acked func()) (ok, refused boo
 	for _, m := range listChangeMethods {
 		methods[m] = true
 	}
-	key := id.Value().(string)
+	key := id
 	c.router.register(key, &route{
 		methods: methods,
 		deliver: func(method string, params json.RawMessage) {
@@ -133,7 +130,7 @@ func (c *conn) listenOnce(params json.RawMessage, acked func()) (ok, refused boo
 	if err != nil {
 		return false, true
 	}
-	resp, err := c.tr.SendRequest(c.ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: "subscriptions/listen", Params: p, Header: header})
+	resp, err := c.tr.SendRequest(c.ctx, rpcRequest{ID: id, Method: "subscriptions/listen", Params: p, Header: header})
 	mu.Lock()
 	defer mu.Unlock()
 	if err == nil && resp != nil && resp.Error != nil {

@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -29,7 +26,7 @@ func (c *conn) setLogLevel(ctx context.Context, info messages.ServerInfo) {
 	if err != nil {
 		return
 	}
-	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.ids.next(), Method: "logging/setLevel", Params: params, Header: header})
+	resp, err := c.tr.SendRequest(ctx, rpcRequest{ID: c.ids.next(), Method: "logging/setLevel", Params: params, Header: header})
 	if err != nil || resp.Error != nil {
 		c.d.logger().Debug("logging/setLevel was not accepted", "server", c.server, "err", err, "resp", resp)
 	}

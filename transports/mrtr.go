@@ -129,7 +129,7 @@ func (c *conn) inputRound(op messages.Op, st *opState, res *messages.OpResult) b
 // resend sends op again as a new request: the same operation under a new
 // JSON-RPC id (its own id with suffix).
 func (c *conn) resend(next messages.Op, st *opState, suffix string) {
-	st.reqID = mcp.NewRequestId(c.ids.forOp(next.ID).String() + suffix)
+	st.reqID = c.ids.forOp(next.ID) + suffix
 	if c.lc != nil {
 		c.startLine(next, st)
 		return

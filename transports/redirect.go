@@ -70,8 +70,8 @@ var endpointEvent = []byte("event: endpoint")
 
 // checkEndpoint inspects one legacy SSE event: an endpoint event whose URL
 // (resolved against the stream's URL) is on another origin fails the
-// connection, instead of mcp-go ignoring it and the handshake waiting for
-// ever.
+// connection at once, instead of the client ignoring it and the handshake
+// waiting for ever.
 func checkEndpoint(ev []byte, base *url.URL) error {
 	if base == nil || !bytes.Contains(ev, endpointEvent) {
 		return nil

@@ -65,7 +65,7 @@ func TestSessionLoss404(t *testing.T) {
 	ep := messages.Endpoint{URL: base + target.Path}
 	c, _ := dial(t, ep)
 	echo(t, c, "before")
-	forgot.Store(c.Conn.(*conn).tr.GetSessionId())
+	forgot.Store(c.Conn.(*conn).tr.SessionID())
 	res := callTool(t, c, "echo", map[string]any{"message": "after"})
 	wantErr(t, "call on the lost session", res.Err, messages.KindDisconnected, "lost the session (HTTP 404)")
 	cc := c.waitClosed()

@@ -8,13 +8,14 @@ import (
 )
 
 // sseTap reads an SSE body (a Streamable HTTP response stream or the legacy
-// transport's GET stream) event by event, between the network and mcp-go:
+// transport's GET stream) event by event, between the network and the HTTP clients
+// (streamable.go, legacysse.go):
 //   - it bounds each event to limit bytes, failing the read with
 //     ErrFrameTooLarge as soon as one grows past it, without buffering more;
 //   - it offers every notification to the connection's stream router and
 //     removes those the router claims, so an extension stream's frames are
-//     decoded once, from the raw bytes, and never reach mcp-go's generic
-//     map-based notification path;
+//     decoded once, from the raw bytes, and never reach the client's
+//     notification path;
 //   - it records a clean end of the body in the request's statusSlot, which
 //     tells "the server ended this response without a result" from "the
 //     connection broke".
@@ -73,7 +74,7 @@ func (s *sseTap) Read(p []byte) (n int, err error) {
 			if err == io.EOF && s.slot != nil {
 				s.slot.eof.Store(true)
 			}
-			s.out = append(s.out, s.in...) // an unfinished last event: mcp-go decides
+			s.out = append(s.out, s.in...) // an unfinished last event: the client decides
 			s.in = nil
 			s.err = err
 		}
@@ -98,20 +99,20 @@ func (s *sseTap) Close() error {
 }
 
 // foreign reports (and counts) a response event this stream must not
-// hand to mcp-go: on a POST's stream one for another request, on the
+// hand to the client: on a POST's stream one for another request, on the
 // legacy GET stream one for a request never sent.
 func (s *sseTap) foreign(ev []byte) bool {
 	var drop bool
 	switch {
-	case s.slot != nil && s.slot.foreign != nil:
-		drop = s.slot.foreign(ev, s.slot.reqID)
+	case s.slot != nil && s.slot.conn != nil:
+		drop = s.slot.conn.foreignResponse(ev, s.slot.reqID)
 	case s.slot == nil && s.owner.foreign != nil:
 		drop = s.owner.foreign(ev, "")
 	}
 	if drop {
 		switch {
-		case s.slot != nil && s.slot.unknown != nil:
-			s.slot.unknown()
+		case s.slot != nil && s.slot.conn != nil:
+			s.slot.conn.unknownResponse()
 		case s.owner.unknown != nil:
 			s.owner.unknown()
 		}
@@ -219,7 +220,7 @@ func (s *sseTap) claimed(ev []byte) bool {
 		return true
 	}
 	if f.Method == "" && rt != nil && hasID {
-		rt.responded(f.ID) // a response: mcp-go still reads it
+		rt.responded(f.ID) // a response: the client still reads it
 		return false
 	}
 	if f.Method == "" || hasID || claim == nil {

@@ -14,7 +14,7 @@ import (
 // id this connection never sent is ignored and counted
 // (ServerStatus.UnknownResponses): on stdio and sockets by the line reader,
 // on the legacy SSE GET stream and on each Streamable HTTP response stream
-// by the SSE tap, before mcp-go (which would take the first response on a
+// by the SSE tap, before the client (which takes the first response on a
 // POST's stream as that request's answer, whatever its id) sees it. On a
 // POST's response stream only the POST's own id is accepted. A Streamable
 // HTTP POST answered with a single JSON body of another id has nothing
