@@ -107,8 +107,8 @@ func orUnknown(s string) string {
 // text is cut to a preview, details are bounded, and whatever the preview
 // leaves out is saved in full to a private file that the preview names.
 func (m *MCP) renderCall(e *entry, raw json.RawMessage) Result {
-	var r callResult
-	if err := json.Unmarshal(raw, &r); err != nil {
+	r, err := decodeCallResult(raw)
+	if err != nil {
 		return Result{Text: "Error: server returned a malformed tools/call result", IsError: true,
 			Details: map[string]any{"error": "tool_error", "server": e.Server, "tool": e.Name}}
 	}

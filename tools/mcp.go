@@ -226,6 +226,15 @@ func decodeArgs(raw json.RawMessage) (mcpArgs, *messages.Error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return a, nil
 	}
+	if fastArgs(raw, &a) {
+		return a, nil
+	}
+	return decodeArgsJSON(raw)
+}
+
+// decodeArgsJSON is decodeArgs with encoding/json alone.
+func decodeArgsJSON(raw json.RawMessage) (mcpArgs, *messages.Error) {
+	var a mcpArgs
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {

@@ -1,9 +1,12 @@
 // Package jsonscan takes the members the runtime needs out of a JSON object
 // without decoding it: Object finds the raw values of chosen top-level keys
-// in one pass that also validates the whole input, and String reads a JSON
-// string. They serve the hot path of stream notifications (transports'
-// line reader and router, eventstream's event frames), where each frame
-// used to be decoded by encoding/json three times.
+// in one pass that also validates the whole input (ObjectOnly also refuses
+// other keys, as a decoder with DisallowUnknownFields), Array splits an
+// array into its elements, and String reads a JSON string. They serve the
+// hot path of stream notifications (transports' line reader and router,
+// eventstream's event frames), where each frame used to be decoded by
+// encoding/json three times, and of tool calls (tools: the `mcp` tool's
+// arguments and the tools/call result it renders).
 //
 // The contract is "the same as encoding/json, or not sure". Every result
 // these functions give is exactly what json.Unmarshal would give for the

@@ -28,7 +28,7 @@ func Object(data []byte, keys []string, vals [][]byte) bool {
 	if i >= len(data) || data[i] != '{' {
 		return false
 	}
-	end := object(data, i, 1, keys, vals)
+	end := object(data, i, 1, keys, vals, false)
 	return end >= 0 && skipSpace(data, end) == len(data)
 }
 
@@ -84,9 +84,9 @@ func Compact(data []byte) bool {
 
 // object validates the object starting at data[i] ('{') and returns the
 // index just past it, or -1 when it is invalid or, for the top-level
-// object (keys not nil), when a key makes it unsure. depth is the object's
-// own nesting depth.
-func object(data []byte, i, depth int, keys []string, vals [][]byte) int {
+// object (keys not nil), when a key makes it unsure (with only, also a key
+// that is not wanted). depth is the object's own nesting depth.
+func object(data []byte, i, depth int, keys []string, vals [][]byte, only bool) int {
 	if depth > MaxDepth {
 		return -1
 	}
@@ -114,7 +114,7 @@ func object(data []byte, i, depth int, keys []string, vals [][]byte) int {
 		if i < 0 {
 			return -1
 		}
-		if keys != nil && !record(key, data[vstart:i], keys, vals) {
+		if keys != nil && !record(key, data[vstart:i], keys, vals, only) {
 			return -1
 		}
 		var closed bool
@@ -125,9 +125,9 @@ func object(data []byte, i, depth int, keys []string, vals [][]byte) int {
 }
 
 // record keeps v as the value of key if key is wanted; it reports false
-// (not sure) for a wanted key seen before and for a key that equals a
-// wanted one only when case is ignored.
-func record(key, v []byte, keys []string, vals [][]byte) bool {
+// (not sure) for a wanted key seen before, for a key that equals a wanted
+// one only when case is ignored, and, with only, for a key not wanted.
+func record(key, v []byte, keys []string, vals [][]byte, only bool) bool {
 	for k, want := range keys {
 		if string(key) == want {
 			if vals[k] != nil {
@@ -140,7 +140,7 @@ func record(key, v []byte, keys []string, vals [][]byte) bool {
 			return false
 		}
 	}
-	return true
+	return !only
 }
 
 // foldEqual reports whether the ASCII key equals want when ASCII letters
@@ -208,7 +208,7 @@ func value(data []byte, i, depth int) int {
 		end, _ := skipString(data, i)
 		return end
 	case c == '{':
-		return object(data, i, depth+1, nil, nil)
+		return object(data, i, depth+1, nil, nil, false)
 	case c == '[':
 		return array(data, i, depth+1)
 	case c == 't':
