@@ -124,15 +124,18 @@ func newConn(d *Dialer, req messages.DialRequest, sink messages.Sink, dialCtx co
 
 // Send starts one request on a worker goroutine of the connection.
 func (c *conn) Send(op messages.Op) {
+	// Made before c.mu is taken: with many callers, Send's critical
+	// section was the connection's most contended lock.
+	ctx, cancel := context.WithCancel(c.ctx)
+	st := &opState{ctx: ctx, cancel: cancel, reqID: c.ids.forOp(op.ID)}
 	c.mu.Lock()
 	if c.closing || c.ended {
 		c.mu.Unlock()
+		cancel()
 		c.sink(messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, NotSent: true,
 			Err: messages.Errorf(messages.KindDisconnected, c.server, "connection closed")})
 		return
 	}
-	ctx, cancel := context.WithCancel(c.ctx)
-	st := &opState{ctx: ctx, cancel: cancel, reqID: c.ids.forOp(op.ID)}
 	if uint64(op.ID) > c.maxOp.Load() {
 		c.maxOp.Store(uint64(op.ID)) // under mu: Sends are ordered
 	}
