@@ -109,6 +109,10 @@ func (a *sessionActor) start(m *requestMsg) {
 		a.reply(&replyMsg{ID: m.ID, Err: toWireErr(messages.Errorf(messages.KindInvalidArgs, "", "request id %d is already in flight", m.ID))})
 		return
 	}
+	handled, own := a.intercept(m)
+	if handled {
+		return
+	}
 	cctx, cancel := context.WithCancel(ctxBackground)
 	a.calls[m.ID] = cancel
 	srv, self := a.srv, a.self
@@ -117,17 +121,20 @@ func (a *sessionActor) start(m *requestMsg) {
 		defer srv.calls.Done()
 		defer cancel()
 		result, sub, err := srv.execute(cctx, m)
+		if own != nil && err == nil {
+			result = onlyOwn(result, own)
+		}
 		srv.n.sys.Root.Send(self, callDone{id: m.ID, sub: sub, reply: &replyMsg{ID: m.ID, Result: result, Err: toWireErr(err)}})
 	}()
 }
 
 func (a *sessionActor) done(m callDone) {
 	delete(a.calls, m.id)
-	if m.sub != "" {
+	if m.sub != "" && !a.subs[m.sub] {
 		a.subs[m.sub] = true
 		a.srv.router.own(m.sub, a.self)
 		if a.ended {
-			a.unsubscribe(m.sub)
+			a.release(m.sub)
 			return
 		}
 	}
@@ -155,7 +162,7 @@ func (a *sessionActor) end(ctx actor.Context, why string, stop bool) {
 	}
 	a.reply(&endedMsg{Err: ended})
 	for sub := range a.subs {
-		a.unsubscribe(sub)
+		a.release(sub)
 	}
 	a.srv.router.remove(a.self)
 	if stop {
@@ -163,7 +170,15 @@ func (a *sessionActor) end(ctx actor.Context, why string, stop bool) {
 	}
 }
 
-// unsubscribe ends one of the session's subscriptions on the runtime.
+// release ends the session's share of a subscription; the runtime's
+// subscription ends with its last owner.
+func (a *sessionActor) release(sub string) {
+	if a.srv.router.release(sub, a.self) {
+		a.unsubscribe(sub)
+	}
+}
+
+// unsubscribe ends a subscription on the runtime.
 func (a *sessionActor) unsubscribe(sub string) {
 	srv := a.srv
 	srv.calls.Add(1)
