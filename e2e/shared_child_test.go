@@ -36,8 +36,8 @@ func sharedChildIfRequested() {
 func serveChild(cfg string) int {
 	ctx, stop := ossignal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	srv := remote.NewServer(remote.ServeOptions{})
-	rt, err := mcprt.Start(ctx, mcprt.Options{ConfigPath: cfg, Host: srv.Host(), AgentDir: filepath.Dir(cfg)})
+	srv := remote.NewServer(remote.ServeOptions{Asks: remote.Asks{Elicit: true, Roots: true}})
+	rt, err := mcprt.Start(ctx, mcprt.Options{ConfigPath: cfg, Host: srv.Host(), Client: srv.ClientHooks(), AgentDir: filepath.Dir(cfg)})
 	if err != nil {
 		fmt.Println("start:", err)
 		return 1

@@ -22,6 +22,11 @@ type AttachOptions struct {
 	// Host receives the session's deliveries (its own subscriptions'
 	// wakeups) and the shared runtime's notices; nil drops them.
 	Host mcprt.Host
+	// Client answers what servers ask while this session uses them
+	// (roots, elicitation, sampling), for what the member lets servers
+	// ask (ServeOptions.Asks); docs/shared.md says which session is asked.
+	// Its Progress hook is not used.
+	Client mcprt.ClientHooks
 	// TokenFile is the serving member's token (default
 	// DefaultTokenFile(addr)).
 	TokenFile string
@@ -49,6 +54,12 @@ type Session struct {
 	hb     time.Duration
 	host   mcprt.Host
 	hostMu sync.Mutex // serialises calls into host
+	client mcprt.ClientHooks
+
+	// ctx ends at Close: the hooks answering questions watch it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	asking sync.WaitGroup // the hooks answering questions
 
 	self    *actor.PID // this process's receiver
 	session *actor.PID // the session actor on the member
@@ -60,6 +71,8 @@ type Session struct {
 	pending map[uint64]chan *replyMsg
 	gone    *messages.Error // set once the member is gone or the session closed
 	timer   clock.Timer
+	// askCancels withdraw the questions being answered, by id.
+	askCancels map[uint64]context.CancelFunc
 
 	attached chan *attachedMsg
 	once     sync.Once
@@ -100,8 +113,9 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{addr: addr, n: n, clock: clock.Or(opts.Clock), logger: logger, hb: opts.Heartbeat, host: opts.Host,
-		pending: map[uint64]chan *replyMsg{}, attached: make(chan *attachedMsg, 1)}
+	s := &Session{addr: addr, n: n, clock: clock.Or(opts.Clock), logger: logger, hb: opts.Heartbeat, host: opts.Host, client: opts.Client,
+		pending: map[uint64]chan *replyMsg{}, attached: make(chan *attachedMsg, 1), askCancels: map[uint64]context.CancelFunc{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.self, err = n.sys.Root.SpawnNamed(inlineProps(func() actor.Actor { return &receiver{s: s} }), "mcprt-session")
 	if err != nil {
 		n.stop()
@@ -213,6 +227,7 @@ func (s *Session) fail(err *messages.Error) {
 	pending := s.pending
 	s.pending = map[uint64]chan *replyMsg{}
 	s.mu.Unlock()
+	s.cancel() // the hooks answering questions: nobody waits for them now
 	for id, ch := range pending {
 		ch <- &replyMsg{ID: id, Err: toWireErr(err)}
 	}
@@ -236,6 +251,8 @@ func (s *Session) Close() error {
 }
 
 func (s *Session) stop() {
+	s.cancel()
+	s.asking.Wait()
 	if s.esub != nil {
 		s.n.sys.EventStream.Unsubscribe(s.esub)
 	}
@@ -268,6 +285,10 @@ func (r *receiver) Receive(ctx actor.Context) {
 		s.callHost(func(h mcprt.Host) { h.Deliver(context.Background(), m.Message) })
 	case *notifyMsg:
 		s.callHost(func(h mcprt.Host) { h.Notify(context.Background(), m.Notice) })
+	case *askMsg:
+		s.serveAsk(m)
+	case *askCancelMsg:
+		s.withdrawAsk(m.ID)
 	}
 }
 

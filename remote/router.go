@@ -28,6 +28,9 @@ type router struct {
 	sessions map[string]sessionEntry          // by session actor id
 	owners   map[string]map[string]*actor.PID // subscription id → its sessions (by actor id)
 	order    []string                         // session actor ids in attach order
+	flights  map[string]map[uint64]flight     // session actor id → its calls in flight (router_pick.go)
+	lastUse  map[string]string                // server → the session whose call last named it
+	seq      uint64                           // orders the calls
 
 	send func(pid *actor.PID, m any) // set by Serve
 }
@@ -38,7 +41,8 @@ type sessionEntry struct {
 }
 
 func newRouter() *router {
-	return &router{sessions: map[string]sessionEntry{}, owners: map[string]map[string]*actor.PID{}}
+	return &router{sessions: map[string]sessionEntry{}, owners: map[string]map[string]*actor.PID{},
+		flights: map[string]map[uint64]flight{}, lastUse: map[string]string{}}
 }
 
 func (r *router) add(pid *actor.PID, client string) {
@@ -54,6 +58,7 @@ func (r *router) remove(pid *actor.PID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.sessions, pid.Id)
+	delete(r.flights, pid.Id)
 	r.order = slices.DeleteFunc(r.order, func(id string) bool { return id == pid.Id })
 }
 

@@ -46,6 +46,9 @@ type ServeOptions struct {
 	Clock clock.Clock
 	// Logger receives diagnostics (default: silent).
 	Logger *slog.Logger
+	// Asks are what servers may ask the sessions (ClientHooks; default:
+	// nothing).
+	Asks Asks
 }
 
 // Server is a serving member: the runtime it shares, the remote actor
@@ -62,6 +65,7 @@ type Server struct {
 	token   string
 	file    string
 	sub     *eventSub
+	asks    asks
 
 	calls sync.WaitGroup // every call goroutine of every session
 	once  sync.Once
@@ -73,7 +77,8 @@ type eventSub struct {
 }
 
 // NewServer makes a Server that is not serving yet: pass Host() to
-// mcprt.Start as Options.Host, then Serve the runtime. Deliveries and
+// mcprt.Start as Options.Host (and ClientHooks() as Options.Client), then
+// Serve the runtime. Deliveries and
 // notices of the runtime go to the sessions (router.go).
 func NewServer(opts ServeOptions) *Server {
 	if opts.Listen == "" {
@@ -86,7 +91,8 @@ func NewServer(opts ServeOptions) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter()}
+	return &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter(),
+		asks: asks{waiting: map[uint64]chan *answerMsg{}, urls: map[string]*actor.PID{}}}
 }
 
 // Host is the mcprt.Host to start the shared runtime with.
@@ -191,7 +197,7 @@ func (g *gatewayActor) Receive(ctx actor.Context) {
 		return // nowhere to answer
 	}
 	g.next++
-	sa := &sessionActor{srv: s, client: client, calls: map[uint64]context.CancelFunc{}, subs: map[string]bool{}}
+	sa := &sessionActor{srv: s, client: client, calls: map[uint64]context.CancelFunc{}, subs: map[string]bool{}, asks: map[uint64]bool{}}
 	pid, err := ctx.SpawnNamed(inlineProps(func() actor.Actor { return sa }), fmt.Sprintf("session-%d", g.next))
 	reply := &attachedMsg{Nonce: m.Nonce, Timeout: durationMs(s.opts.SessionTimeout / time.Millisecond)}
 	if err != nil {

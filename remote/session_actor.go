@@ -23,7 +23,8 @@ type sessionActor struct {
 	self   *actor.PID
 
 	calls map[uint64]context.CancelFunc // by request id
-	subs  map[string]bool               // subscription ids it made
+	subs  map[string]bool               // subscription ids it owns
+	asks  map[uint64]bool               // questions put to the session, unanswered
 
 	timer clock.Timer
 	beat  uint64 // the live timer's token
@@ -64,6 +65,9 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	case sessionEnd:
 		a.end(ctx, m.why, true)
 		return
+	case askOut:
+		a.askOut(m)
+		return
 	case routed:
 		if !a.ended {
 			if m.deliver != nil {
@@ -85,6 +89,12 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	case *cancelMsg:
 		if cancel, ok := a.calls[m.ID]; ok {
 			cancel()
+			a.srv.router.finish(a.self, m.ID)
+		}
+	case *answerMsg:
+		if a.asks[m.ID] { // only what was asked of this session
+			delete(a.asks, m.ID)
+			a.srv.answered(m)
 		}
 	case heartbeatMsg:
 	case detachMsg:
@@ -115,6 +125,9 @@ func (a *sessionActor) start(m *requestMsg) {
 	}
 	cctx, cancel := context.WithCancel(ctxBackground)
 	a.calls[m.ID] = cancel
+	if server, counts := requestServer(m); counts {
+		a.srv.router.begin(a.self, m.ID, server)
+	}
 	srv, self := a.srv, a.self
 	srv.calls.Add(1)
 	go func() {
@@ -130,6 +143,7 @@ func (a *sessionActor) start(m *requestMsg) {
 
 func (a *sessionActor) done(m callDone) {
 	delete(a.calls, m.id)
+	a.srv.router.finish(a.self, m.id)
 	if m.sub != "" && !a.subs[m.sub] {
 		a.subs[m.sub] = true
 		a.srv.router.own(m.sub, a.self)
@@ -161,6 +175,9 @@ func (a *sessionActor) end(ctx actor.Context, why string, stop bool) {
 		a.reply(&replyMsg{ID: id, Err: ended})
 	}
 	a.reply(&endedMsg{Err: ended})
+	for id := range a.asks {
+		a.srv.answered(&answerMsg{ID: id, Err: ended})
+	}
 	for sub := range a.subs {
 		a.release(sub)
 	}
@@ -196,4 +213,26 @@ func (a *sessionActor) reply(m any) {
 	if err := a.srv.n.send(a.client, m); err != nil {
 		a.srv.logger.Warn("remote: answering a session", "err", err)
 	}
+}
+
+// askOut passes a question (or its withdrawal) to the session; a session
+// that ended answers at once with the error it ended with.
+func (a *sessionActor) askOut(m askOut) {
+	if m.msg == nil {
+		if a.asks[m.cancel] {
+			delete(a.asks, m.cancel)
+			a.reply(&askCancelMsg{ID: m.cancel})
+		}
+		return
+	}
+	if a.ended {
+		if m.msg.ID != 0 {
+			a.srv.answered(&answerMsg{ID: m.msg.ID, Err: toWireErr(messages.Errorf(messages.KindDisconnected, m.msg.Server, "the session asked has ended"))})
+		}
+		return
+	}
+	if m.msg.ID != 0 {
+		a.asks[m.msg.ID] = true
+	}
+	a.reply(m.msg)
 }

@@ -29,6 +29,9 @@ const (
 	kindDeliver   = "deliver"   // session actor → session (Host.Deliver)
 	kindNotify    = "notify"    // session actor → session (Host.Notify)
 	kindEnded     = "ended"     // session actor → session: it ended the session
+	kindAsk       = "ask"       // session actor → session: a server asks the client (asks.go)
+	kindAskCancel = "askCancel" // session actor → session: the server withdrew its question
+	kindAnswer    = "answer"    // session → its session actor: the answer to an ask
 )
 
 type envelope struct {
@@ -101,6 +104,27 @@ type endedMsg struct {
 	Err *wireErr `json:"err"`
 }
 
+// askMsg is a server's question for the session's hooks (asks.go).
+type askMsg struct {
+	// ID pairs the answer with the question (0: no answer is wanted).
+	ID     uint64          `json:"id,omitempty"`
+	Kind   string          `json:"kind"`
+	Server string          `json:"server"`
+	Body   json.RawMessage `json:"body,omitempty"`
+}
+
+// askCancelMsg withdraws the question with ID.
+type askCancelMsg struct {
+	ID uint64 `json:"id"`
+}
+
+// answerMsg answers the question with ID: Body, or Err.
+type answerMsg struct {
+	ID   uint64          `json:"id"`
+	Body json.RawMessage `json:"body,omitempty"`
+	Err  *wireErr        `json:"err,omitempty"`
+}
+
 // wireErr is a *messages.Error on the wire: its kind by stable code.
 type wireErr struct {
 	Code         string          `json:"code"`
@@ -156,6 +180,12 @@ func kindOf(m any) (string, error) {
 		return kindNotify, nil
 	case *endedMsg:
 		return kindEnded, nil
+	case *askMsg:
+		return kindAsk, nil
+	case *askCancelMsg:
+		return kindAskCancel, nil
+	case *answerMsg:
+		return kindAnswer, nil
 	}
 	return "", fmt.Errorf("remote: %T is not a wire message", m)
 }
@@ -212,6 +242,12 @@ func decode(v *wrapperspb.BytesValue) (any, error) {
 		m = &notifyMsg{}
 	case kindEnded:
 		m = &endedMsg{}
+	case kindAsk:
+		m = &askMsg{}
+	case kindAskCancel:
+		m = &askCancelMsg{}
+	case kindAnswer:
+		m = &answerMsg{}
 	case kindHeartbeat:
 		return heartbeatMsg{}, nil
 	case kindDetach:

@@ -36,7 +36,15 @@ func serveCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			srv := remote.NewServer(remote.ServeOptions{Listen: listen, Logger: o.Logger})
+			// What servers ask goes to the session whose call caused it
+			// (docs/shared.md), answered by that session's --elicitation,
+			// --sampling and --root; sampling is offered only when serve
+			// itself was given --sampling.
+			srv := remote.NewServer(remote.ServeOptions{Listen: listen, Logger: o.Logger,
+				Asks: remote.Asks{Elicit: true, ElicitURL: true, Roots: true, Sample: o.Client.Sample != nil}})
+			hooks := srv.ClientHooks()
+			hooks.Progress = o.Client.Progress
+			o.Client = hooks
 			o.Host = bothHosts{srv.Host(), g.host(o)}
 			rt, err := mcprt.Start(cmd.Context(), o)
 			if err != nil {
@@ -104,7 +112,11 @@ func (g *globals) attachSession(ctx context.Context, host mcprt.Host) (*remote.S
 	if host == nil {
 		host = cliHost{w: g.stderr}
 	}
-	opts := remote.AttachOptions{Host: host}
+	hooks, err := g.clientHooks()
+	if err != nil {
+		return nil, err
+	}
+	opts := remote.AttachOptions{Host: host, Client: hooks}
 	if g.verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

@@ -57,6 +57,8 @@ type conn struct {
 	// requests in flight are still answered.
 	severed atomic.Bool
 
+	asks asks // requests to the peer (asks.go)
+
 	mu       sync.Mutex
 	inflight map[string]*inflightCall // guarded by mu
 	closing  bool                     // no new requests; guarded by mu
@@ -64,7 +66,7 @@ type conn struct {
 }
 
 func newConn(srv *server.MCPServer, write func([]byte) error, opts Options) *conn {
-	return &conn{
+	c := &conn{
 		srv:      srv,
 		write:    write,
 		filter:   opts.Filter,
@@ -74,6 +76,8 @@ func newConn(srv *server.MCPServer, write func([]byte) error, opts Options) *con
 		pumpGone: make(chan struct{}),
 		inflight: make(map[string]*inflightCall),
 	}
+	c.sess.conn = c
+	return c
 }
 
 // open registers the session and starts the notification pump. The
@@ -119,6 +123,9 @@ func (c *conn) dispatch(msg []byte, header http.Header) {
 		Params json.RawMessage `json:"params"`
 	}
 	if err := json.Unmarshal(msg, &head); err != nil || head.Method == "" || IsNull(head.ID) {
+		if err == nil && head.Method == "" && !IsNull(head.ID) && c.answered(head.ID, msg) {
+			return // a response to the server's own request
+		}
 		if head.Method == CancelledMethod {
 			c.peerCancelled(head.Params)
 		}

@@ -35,6 +35,7 @@ func NewErrorReply(id json.RawMessage, code int, message string) ErrorReply {
 // lineSession is the mcp-go client session of one line connection.
 type lineSession struct {
 	id          string
+	conn        *conn // its connection: requests to the peer go through it
 	ch          chan mcp.JSONRPCNotification
 	initialized atomic.Bool
 
