@@ -28,6 +28,10 @@ const GatewayName = "mcprt-gateway"
 // its connection ends (protoactor's endpoint terminated event).
 const DefaultSessionTimeout = 5 * time.Second
 
+// maxIdleWorkers bounds the call goroutines kept waiting for the next
+// call (pool.go).
+const maxIdleWorkers = 32
+
 // DefaultHeartbeat is how often an attached session says it is alive.
 const DefaultHeartbeat = time.Second
 
@@ -68,6 +72,7 @@ type Server struct {
 	asks    asks
 
 	calls sync.WaitGroup // every call goroutine of every session
+	pool  *pool          // runs the calls (its workers count in calls)
 	once  sync.Once
 }
 
@@ -91,8 +96,10 @@ func NewServer(opts ServeOptions) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter(),
+	s := &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter(),
 		asks: asks{waiting: map[uint64]chan *answerMsg{}, urls: map[string]*actor.PID{}}}
+	s.pool = newPool(maxIdleWorkers, &s.calls)
+	return s
 }
 
 // Host is the mcprt.Host to start the shared runtime with.
@@ -169,6 +176,7 @@ func (s *Server) Close() error {
 		for _, pid := range s.router.all() {
 			_ = s.n.sys.Root.StopFuture(pid).Wait()
 		}
+		s.pool.close()
 		s.calls.Wait()
 		s.n.stop()
 		if s.file != "" {

@@ -112,8 +112,8 @@ func (a *sessionActor) arm(ctx actor.Context) {
 	a.timer = a.srv.clock.AfterFunc(a.srv.opts.SessionTimeout, func() { sys.Root.Send(self, expired{beat: beat}) })
 }
 
-// start runs one request on a goroutine of its own (a tool call blocks);
-// its outcome comes back as callDone.
+// start runs one request on a goroutine of the member's pool (a tool call
+// blocks); its outcome comes back as callDone.
 func (a *sessionActor) start(m *requestMsg) {
 	if _, dup := a.calls[m.ID]; dup {
 		a.reply(&replyMsg{ID: m.ID, Err: toWireErr(messages.Errorf(messages.KindInvalidArgs, "", "request id %d is already in flight", m.ID))})
@@ -129,16 +129,17 @@ func (a *sessionActor) start(m *requestMsg) {
 		a.srv.router.begin(a.self, m.ID, server)
 	}
 	srv, self := a.srv, a.self
-	srv.calls.Add(1)
-	go func() {
-		defer srv.calls.Done()
+	ran := srv.pool.run(func() {
 		defer cancel()
 		result, sub, err := srv.execute(cctx, m)
 		if own != nil && err == nil {
 			result = onlyOwn(result, own)
 		}
 		srv.n.sys.Root.Send(self, callDone{id: m.ID, sub: sub, reply: &replyMsg{ID: m.ID, Result: result, Err: toWireErr(err)}})
-	}()
+	})
+	if !ran { // the member is closing: Close answers the session
+		cancel()
+	}
 }
 
 func (a *sessionActor) done(m callDone) {
