@@ -68,3 +68,28 @@ func BenchmarkCall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCall8 is BenchmarkCall with 8 callers at once on one session.
+func BenchmarkCall8(b *testing.B) {
+	r := newRig(b, map[string]config.Server{"ts": testServer(b, nil)}, ServeOptions{})
+	s, err := Attach(context.Background(), r.srv.Addr(), AttachOptions{TokenFile: r.srv.TokenFile()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	tool, _ := s.Tool(mcprt.MCPToolName)
+	args := json.RawMessage(`{"server":"ts","tool":"echo","args":{"message":"benchmark"}}`)
+	if res := tool.Execute(context.Background(), args); res.IsError {
+		b.Fatal(res.Text)
+	}
+	b.SetParallelism(4) // 8 callers on 2 processors
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if res := tool.Execute(context.Background(), args); res.Text != "echo: benchmark" {
+				b.Error(res.Text)
+				return
+			}
+		}
+	})
+}
