@@ -7,6 +7,7 @@ import (
 	"os"
 	ossignal "os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/mcprt/mcprt"
@@ -18,6 +19,7 @@ import (
 const (
 	envServeConfig = "MCPRT_E2E_SERVE_CONFIG" // serve this configuration file
 	envAttachAddr  = "MCPRT_E2E_ATTACH"       // attach here and call hang
+	envServePeer   = "MCPRT_E2E_SERVE_PEER"   // with envServeConfig: a peer member, "ADDR TOKENFILE"
 )
 
 // sharedChildIfRequested runs the member or the session child and exits
@@ -36,7 +38,11 @@ func sharedChildIfRequested() {
 func serveChild(cfg string) int {
 	ctx, stop := ossignal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	srv := remote.NewServer(remote.ServeOptions{Asks: remote.Asks{Elicit: true, Roots: true}})
+	opts := remote.ServeOptions{Asks: remote.Asks{Elicit: true, Roots: true}}
+	if addr, file, ok := strings.Cut(os.Getenv(envServePeer), " "); ok {
+		opts.Peers = []remote.Peer{{Addr: addr, TokenFile: file}}
+	}
+	srv := remote.NewServer(opts)
 	rt, err := mcprt.Start(ctx, mcprt.Options{ConfigPath: cfg, Host: srv.Host(), Client: srv.ClientHooks(), AgentDir: filepath.Dir(cfg)})
 	if err != nil {
 		fmt.Println("start:", err)

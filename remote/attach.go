@@ -41,6 +41,9 @@ type AttachOptions struct {
 	Clock clock.Clock
 	// Logger receives diagnostics (default: silent).
 	Logger *slog.Logger
+
+	// member marks a member's session on a peer (peers.go).
+	member bool
 }
 
 // Session is an attached session: the host-facing API of a Runtime whose
@@ -127,7 +130,7 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 		}
 	})
 	nonce := strconv.FormatUint(uint64(time.Duration(s.clock.Now().UnixNano())), 36)
-	if err := n.send(actor.NewPID(addr, GatewayName), &attachMsg{Client: refOf(s.self), Nonce: nonce}); err != nil {
+	if err := n.send(actor.NewPID(addr, GatewayName), &attachMsg{Client: refOf(s.self), Nonce: nonce, Member: opts.member}); err != nil {
 		s.stop()
 		return nil, err
 	}
@@ -231,6 +234,13 @@ func (s *Session) fail(err *messages.Error) {
 	for id, ch := range pending {
 		ch <- &replyMsg{ID: id, Err: toWireErr(err)}
 	}
+}
+
+// alive reports whether the session still reaches its member.
+func (s *Session) alive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gone == nil
 }
 
 // Close detaches: the member ends this session (its calls are cancelled,

@@ -53,6 +53,9 @@ type ServeOptions struct {
 	// Asks are what servers may ask the sessions (ClientHooks; default:
 	// nothing).
 	Asks Asks
+	// Peers are other members whose servers this member's sessions may
+	// use by name (peers.go).
+	Peers []Peer
 }
 
 // Server is a serving member: the runtime it shares, the remote actor
@@ -73,6 +76,7 @@ type Server struct {
 
 	calls sync.WaitGroup // every call goroutine of every session
 	pool  *pool          // runs the calls (its workers count in calls)
+	peers []*peerLink    // this member's sessions on its peers
 	once  sync.Once
 }
 
@@ -99,6 +103,9 @@ func NewServer(opts ServeOptions) *Server {
 	s := &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter(),
 		asks: asks{waiting: map[uint64]chan *answerMsg{}, urls: map[string]*actor.PID{}}}
 	s.pool = newPool(maxIdleWorkers, &s.calls)
+	for _, p := range opts.Peers {
+		s.peers = append(s.peers, &peerLink{peer: p})
+	}
 	return s
 }
 
@@ -178,6 +185,9 @@ func (s *Server) Close() error {
 		}
 		s.pool.close()
 		s.calls.Wait()
+		for _, p := range s.peers {
+			p.close()
+		}
 		s.n.stop()
 		if s.file != "" {
 			if rerr := os.Remove(s.file); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
@@ -205,7 +215,7 @@ func (g *gatewayActor) Receive(ctx actor.Context) {
 		return // nowhere to answer
 	}
 	g.next++
-	sa := &sessionActor{srv: s, client: client, calls: map[uint64]context.CancelFunc{}, subs: map[string]bool{}, asks: map[uint64]bool{}}
+	sa := &sessionActor{srv: s, client: client, member: m.Member, calls: map[uint64]context.CancelFunc{}, subs: map[string]bool{}, asks: map[uint64]bool{}}
 	pid, err := ctx.SpawnNamed(inlineProps(func() actor.Actor { return sa }), fmt.Sprintf("session-%d", g.next))
 	reply := &attachedMsg{Nonce: m.Nonce, Timeout: durationMs(s.opts.SessionTimeout / time.Millisecond)}
 	if err != nil {

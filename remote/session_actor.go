@@ -21,6 +21,7 @@ type sessionActor struct {
 	srv    *Server
 	client *actor.PID
 	self   *actor.PID
+	member bool // another member's session: nothing is forwarded for it
 
 	calls map[uint64]context.CancelFunc // by request id
 	subs  map[string]bool               // subscription ids it owns
@@ -128,10 +129,10 @@ func (a *sessionActor) start(m *requestMsg) {
 	if server, counts := requestServer(m); counts {
 		a.srv.router.begin(a.self, m.ID, server)
 	}
-	srv, self := a.srv, a.self
+	srv, self, member := a.srv, a.self, a.member
 	ran := srv.pool.run(func() {
 		defer cancel()
-		result, sub, err := srv.execute(cctx, m)
+		result, sub, err := srv.execute(cctx, m, member)
 		if own != nil && err == nil {
 			result = onlyOwn(result, own)
 		}

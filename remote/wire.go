@@ -57,6 +57,9 @@ type attachMsg struct {
 	Client pidRef `json:"client"`
 	// Nonce pairs the answer with the question.
 	Nonce string `json:"nonce"`
+	// Member says the session is another member's (peers.go): its
+	// requests are never forwarded again.
+	Member bool `json:"member,omitempty"`
 }
 
 // attachedMsg answers attachMsg: the session actor, or why not.

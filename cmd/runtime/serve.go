@@ -18,6 +18,7 @@ import (
 // --attach ADDR.
 func serveCmd(g *globals) *cobra.Command {
 	var listen string
+	var peerAddrs []string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "share this configuration's servers with sessions that attach (runtime --attach ADDR ...)",
@@ -40,7 +41,14 @@ func serveCmd(g *globals) *cobra.Command {
 			// (docs/shared.md), answered by that session's --elicitation,
 			// --sampling and --root; sampling is offered only when serve
 			// itself was given --sampling.
-			srv := remote.NewServer(remote.ServeOptions{Listen: listen, Logger: o.Logger,
+			var peers []remote.Peer
+			for _, p := range peerAddrs {
+				if host, _, err := net.SplitHostPort(p); err != nil || host == "" {
+					return usage("--peer needs host:port, e.g. --peer 127.0.0.1:7374")
+				}
+				peers = append(peers, remote.Peer{Addr: p})
+			}
+			srv := remote.NewServer(remote.ServeOptions{Listen: listen, Logger: o.Logger, Peers: peers,
 				Asks: remote.Asks{Elicit: true, ElicitURL: true, Roots: true, Sample: o.Client.Sample != nil}})
 			hooks := srv.ClientHooks()
 			hooks.Progress = o.Client.Progress
@@ -63,6 +71,7 @@ func serveCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on (host:port; loopback unless you name another host)")
+	cmd.Flags().StringArrayVar(&peerAddrs, "peer", nil, "another member (host:port, repeatable) whose servers sessions may use by name; its token file is read from the default place")
 	return cmd
 }
 
