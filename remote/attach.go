@@ -74,6 +74,8 @@ type Session struct {
 	pending map[uint64]chan *replyMsg
 	gone    *messages.Error // set once the member is gone or the session closed
 	timer   clock.Timer
+	heard   time.Time     // when the member was last heard from
+	silence time.Duration // the member is taken for gone after this long unheard
 	// askCancels withdraw the questions being answered, by id.
 	askCancels map[uint64]context.CancelFunc
 
@@ -141,10 +143,14 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 			return nil, a.Err.toError()
 		}
 		s.session = a.Session.pid()
+		s.mu.Lock()
+		s.silence = time.Duration(a.Timeout) * time.Millisecond
+		s.mu.Unlock()
 	case <-pctx.Done():
 		s.stop()
 		return nil, fmt.Errorf("remote: the shared runtime at %s did not answer the attach in time", addr)
 	}
+	s.heardNow()
 	s.mu.Lock()
 	s.armLocked()
 	s.mu.Unlock()
@@ -154,17 +160,35 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 // attachTimeout bounds the preflight and the attach.
 const attachTimeout = 15 * time.Second
 
-// armLocked schedules the next heartbeat. s.mu is held.
+// armLocked schedules the next heartbeat. s.mu is held. The member
+// answers every heartbeat, so a member heard from by no message for its
+// own session timeout (hung, or partitioned away: no connection ends) is
+// taken for gone, as it takes a silent session.
 func (s *Session) armLocked() {
 	if s.gone != nil {
 		return
 	}
 	s.timer = s.clock.AfterFunc(s.hb, func() {
+		s.mu.Lock()
+		quiet, limit := s.clock.Now().Sub(s.heard), s.silence
+		s.mu.Unlock()
+		if limit > 0 && quiet >= limit {
+			s.fail(messages.Errorf(messages.KindDisconnected, "", "the shared runtime at %s stopped answering (nothing heard for %s)", s.addr, quiet.Round(time.Millisecond)))
+			return
+		}
 		_ = s.n.send(s.session, heartbeatMsg{})
 		s.mu.Lock()
 		s.armLocked()
 		s.mu.Unlock()
 	})
+}
+
+// heardNow notes that the member was heard from.
+func (s *Session) heardNow() {
+	now := s.clock.Now()
+	s.mu.Lock()
+	s.heard = now
+	s.mu.Unlock()
 }
 
 // request sends one operation and waits for its reply; the caller's
@@ -279,7 +303,11 @@ type receiver struct{ s *Session }
 
 func (r *receiver) Receive(ctx actor.Context) {
 	s := r.s
-	switch m := wireMessage(ctx.Message(), s.logger).(type) {
+	msg := wireMessage(ctx.Message(), s.logger)
+	if msg != nil {
+		s.heardNow()
+	}
+	switch m := msg.(type) {
 	case *attachedMsg:
 		select {
 		case s.attached <- m:

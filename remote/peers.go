@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"slices"
 	"sync"
 
@@ -47,7 +48,11 @@ func (p *peerLink) session(ctx context.Context, srv *Server) (*Session, error) {
 		_ = p.s.Close()
 		p.s = nil
 	}
-	s, err := Attach(ctx, p.peer.Addr, AttachOptions{TokenFile: p.peer.TokenFile, Client: srv.ClientHooks(), Logger: srv.logger, member: true})
+	// The peer answers at an address of this member's own interface (the
+	// one it was told to listen on), not at loopback, which is the peer's.
+	host, _, _ := net.SplitHostPort(srv.Addr())
+	s, err := Attach(ctx, p.peer.Addr, AttachOptions{TokenFile: p.peer.TokenFile, Client: srv.ClientHooks(), Logger: srv.logger,
+		Listen: net.JoinHostPort(host, "0"), member: true})
 	if err != nil {
 		return nil, err
 	}

@@ -98,6 +98,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 			a.srv.answered(m)
 		}
 	case heartbeatMsg:
+		a.reply(heartbeatMsg{}) // the session's sign that this member lives
 	case detachMsg:
 		a.end(ctx, "it detached", true)
 	}
