@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/eventstream"
-	"github.com/asynkron/protoactor-go/remote"
 
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/clock"
@@ -66,7 +64,7 @@ type Session struct {
 
 	self    *actor.PID // this process's receiver
 	session *actor.PID // the session actor on the member
-	esub    *eventstream.Subscription
+	link    *link      // this session's stream to the member (link.go)
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
@@ -126,13 +124,15 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 		n.stop()
 		return nil, fmt.Errorf("remote: %w", err)
 	}
-	s.esub = n.sys.EventStream.Subscribe(func(ev any) {
-		if t, ok := ev.(*remote.EndpointTerminatedEvent); ok && t.Address == addr {
-			s.fail(messages.Errorf(messages.KindDisconnected, "", "the shared runtime at %s is gone (its connection ended)", addr))
-		}
+	s.link, err = dialLink(pctx, n, addr, token, func(error) {
+		s.fail(messages.Errorf(messages.KindDisconnected, "", "the shared runtime at %s is gone (its connection ended)", addr))
 	})
+	if err != nil {
+		s.stop()
+		return nil, err
+	}
 	nonce := strconv.FormatUint(uint64(time.Duration(s.clock.Now().UnixNano())), 36)
-	if err := n.send(actor.NewPID(addr, GatewayName), &attachMsg{Client: refOf(s.self), Nonce: nonce, Member: opts.member}); err != nil {
+	if err := s.link.send(actor.NewPID(addr, GatewayName), &attachMsg{Client: refOf(s.self), Nonce: nonce, Member: opts.member}); err != nil {
 		s.stop()
 		return nil, err
 	}
@@ -160,6 +160,10 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 // attachTimeout bounds the preflight and the attach.
 const attachTimeout = 15 * time.Second
 
+// linkLinger bounds how long Close waits for the member to take the
+// session's last messages (the detach) before it closes the connection.
+const linkLinger = time.Second
+
 // armLocked schedules the next heartbeat. s.mu is held. The member
 // answers every heartbeat, so a member heard from by no message for its
 // own session timeout (hung, or partitioned away: no connection ends) is
@@ -176,7 +180,7 @@ func (s *Session) armLocked() {
 			s.fail(messages.Errorf(messages.KindDisconnected, "", "the shared runtime at %s stopped answering (nothing heard for %s)", s.addr, quiet.Round(time.Millisecond)))
 			return
 		}
-		_ = s.n.send(s.session, heartbeatMsg{})
+		_ = s.link.send(s.session, heartbeatMsg{})
 		s.mu.Lock()
 		s.armLocked()
 		s.mu.Unlock()
@@ -205,7 +209,7 @@ func (s *Session) request(ctx context.Context, op, name string, args []byte) ([]
 	id := s.next
 	s.pending[id] = ch
 	s.mu.Unlock()
-	if err := s.n.send(s.session, &requestMsg{ID: id, Op: op, Name: name, Args: args}); err != nil {
+	if err := s.link.send(s.session, &requestMsg{ID: id, Op: op, Name: name, Args: args}); err != nil {
 		s.drop(id)
 		return nil, messages.AsError(err, messages.KindInternal, "")
 	}
@@ -217,7 +221,7 @@ func (s *Session) request(ctx context.Context, op, name string, args []byte) ([]
 		return r.Result, nil
 	case <-ctx.Done():
 		s.drop(id)
-		_ = s.n.send(s.session, &cancelMsg{ID: id})
+		_ = s.link.send(s.session, &cancelMsg{ID: id})
 		return nil, messages.Errorf(messages.KindAborted, "", "the call was cancelled")
 	}
 }
@@ -276,7 +280,7 @@ func (s *Session) Close() error {
 		wasGone := s.gone != nil
 		s.mu.Unlock()
 		if !wasGone && s.session != nil {
-			_ = s.n.send(s.session, detachMsg{})
+			_ = s.link.send(s.session, detachMsg{})
 		}
 		s.fail(messages.Errorf(messages.KindShutdown, "", "the session is closed"))
 		s.stop()
@@ -287,8 +291,8 @@ func (s *Session) Close() error {
 func (s *Session) stop() {
 	s.cancel()
 	s.asking.Wait()
-	if s.esub != nil {
-		s.n.sys.EventStream.Unsubscribe(s.esub)
+	if s.link != nil {
+		s.link.close(s.clock, linkLinger)
 	}
 	// Let the detach leave before the connection closes.
 	if s.self != nil {

@@ -40,7 +40,7 @@ func (s *Session) serveAsk(m *askMsg) {
 		delete(s.askCancels, m.ID)
 		s.mu.Unlock()
 		cancel()
-		_ = s.n.send(s.session, &answerMsg{ID: m.ID, Body: body, Err: toWireErr(err)})
+		_ = s.link.send(s.session, &answerMsg{ID: m.ID, Body: body, Err: toWireErr(err)})
 	}()
 }
 
