@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -32,8 +33,12 @@ type link struct {
 	stream remote.Remoting_ReceiveClient
 	done   chan struct{} // closed when the stream has ended
 
-	mu sync.Mutex // serialises Send (a gRPC stream allows one sender at a time)
+	mu      sync.Mutex   // serialises Send (a gRPC stream allows one sender at a time)
+	sending atomic.Int32 // writers in send now (a blocked one stays counted)
 }
+
+// errLinksClosed refuses a new link once the member is closing.
+var errLinksClosed = errors.New("remote: the member is closing")
 
 // bytesValueName is the protobuf name of the wire messages' type.
 const bytesValueName = "google.protobuf.BytesValue"
@@ -107,6 +112,8 @@ func (l *link) send(target *actor.PID, m any) error {
 		Targets:   []*actor.PID{target},
 		Envelopes: []*remote.MessageEnvelope{{MessageData: data}},
 	}}}
+	l.sending.Add(1)
+	defer l.sending.Add(-1)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.stream.Send(batch)

@@ -77,6 +77,7 @@ type Server struct {
 	calls sync.WaitGroup // every call goroutine of every session
 	pool  *pool          // runs the calls (its workers count in calls)
 	peers []*peerLink    // this member's sessions on its peers
+	links serverLinks    // streams to the session processes (server_links.go)
 	once  sync.Once
 }
 
@@ -140,7 +141,9 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		n.stop()
 		return err
 	}
-	s.router.send = func(pid *actor.PID, m any) { n.sys.Root.Send(pid, m) }
+	// Deliveries and notices reach session actors on a pool goroutine, not
+	// inline on the runtime's actor that made them (server_links.go).
+	s.router.send = func(pid *actor.PID, m any) { s.pool.run(func() { n.sys.Root.Send(pid, m) }) }
 	props := inlineProps(func() actor.Actor { return &gatewayActor{srv: s} })
 	s.gateway, err = n.sys.Root.SpawnNamed(props, GatewayName)
 	if err != nil {
@@ -185,6 +188,7 @@ func (s *Server) Close() error {
 		}
 		s.pool.close()
 		s.calls.Wait()
+		s.closeLinks()
 		for _, p := range s.peers {
 			p.close()
 		}
@@ -225,7 +229,7 @@ func (g *gatewayActor) Receive(ctx actor.Context) {
 		s.router.add(pid, client.Address)
 		s.logger.Info("session attached", "session", pid.Id, "client", client.Address)
 	}
-	if err := s.n.send(client, reply); err != nil {
+	if err := s.sendTo(client, reply); err != nil {
 		s.logger.Warn("remote: answering an attach", "err", err)
 	}
 }

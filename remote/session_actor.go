@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -29,7 +30,11 @@ type sessionActor struct {
 
 	timer clock.Timer
 	beat  uint64 // the live timer's token
-	ended bool
+	// beatNow is beat, for the timer's own goroutine: a session silent
+	// for its timeout has its process's link aborted there, in case this
+	// actor is blocked writing to it (server_links.go).
+	beatNow atomic.Uint64
+	ended   bool
 }
 
 // Local messages of a session actor.
@@ -71,10 +76,16 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		return
 	case routed:
 		if !a.ended {
+			// Through protoactor's own writer: a delivery never waits
+			// on a session's stream.
+			var err error
 			if m.deliver != nil {
-				a.reply(m.deliver)
+				err = a.srv.n.send(a.client, m.deliver)
 			} else {
-				a.reply(m.notify)
+				err = a.srv.n.send(a.client, m.notify)
+			}
+			if err != nil {
+				a.srv.logger.Warn("remote: delivering to a session", "err", err)
 			}
 		}
 		return
@@ -110,8 +121,14 @@ func (a *sessionActor) arm(ctx actor.Context) {
 		a.timer.Stop()
 	}
 	a.beat++
-	beat, self, sys := a.beat, ctx.Self(), ctx.ActorSystem()
-	a.timer = a.srv.clock.AfterFunc(a.srv.opts.SessionTimeout, func() { sys.Root.Send(self, expired{beat: beat}) })
+	a.beatNow.Store(a.beat)
+	beat, self, sys, srv, addr := a.beat, ctx.Self(), ctx.ActorSystem(), a.srv, a.client.Address
+	a.timer = a.srv.clock.AfterFunc(a.srv.opts.SessionTimeout, func() {
+		if a.beatNow.Load() == beat {
+			srv.abortLink(addr)
+		}
+		sys.Root.Send(self, expired{beat: beat})
+	})
 }
 
 // start runs one request on a goroutine of the member's pool (a tool call
@@ -213,7 +230,7 @@ func (a *sessionActor) unsubscribe(sub string) {
 
 // reply sends a wire message to the session's process.
 func (a *sessionActor) reply(m any) {
-	if err := a.srv.n.send(a.client, m); err != nil {
+	if err := a.srv.sendTo(a.client, m); err != nil {
 		a.srv.logger.Warn("remote: answering a session", "err", err)
 	}
 }
