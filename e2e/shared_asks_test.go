@@ -61,12 +61,14 @@ func TestSharedQuestionsGoToTheCallingSession(t *testing.T) {
 			t.Errorf("elicitation during the call: %q, want the calling session's %q", got, c.name)
 		}
 	}
-	// After b's call returns, the server asks with no call in flight.
+	// After b's call returns, the server asks with no call in flight (or
+	// during one of b's polls): b's, not a's, though a attached first.
+	// (Polling from a would make a's poll the call in flight.)
 	call(b, ts.ToolAskRootsLater)
 	poll(ctx, t, "the later question's answer", func() bool {
-		return call(a, ts.ToolLastRoots) != "<none>"
+		return call(b, ts.ToolLastRoots) != "<none>"
 	})
-	if got := call(a, ts.ToolLastRoots); got != "file:///work/b" {
+	if got := call(b, ts.ToolLastRoots); got != "file:///work/b" {
 		t.Errorf("a question no call caused went to %q; want the session whose call last named the server (b)", got)
 	}
 }
