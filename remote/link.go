@@ -35,6 +35,7 @@ type link struct {
 
 	mu      sync.Mutex   // serialises Send (a gRPC stream allows one sender at a time)
 	sending atomic.Int32 // writers in send now (a blocked one stays counted)
+	ended   atomic.Bool  // the stream ended (set before lost is told)
 }
 
 // errLinksClosed refuses a new link once the member is closing.
@@ -69,6 +70,7 @@ func dialLink(ctx context.Context, n *node, addr, token string, lost func(error)
 		defer cancel()
 		for {
 			if _, err := stream.Recv(); err != nil {
+				l.ended.Store(true)
 				lost(err)
 				return
 			}

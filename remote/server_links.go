@@ -18,8 +18,16 @@ import (
 type serverLinks struct {
 	mu sync.Mutex
 	// The fields below are guarded by mu.
-	by     map[string]*link // by session process address
-	closed bool
+	by      map[string]*link    // by session process address
+	dialing map[string]*dialing // links being opened, by address
+	closed  bool
+}
+
+// dialing is a link being opened; done is closed when l or err is set.
+type dialing struct {
+	done chan struct{}
+	l    *link
+	err  error
 }
 
 // sendTo writes a wire message to a session process's actor.
@@ -31,28 +39,52 @@ func (s *Server) sendTo(pid *actor.PID, m any) error {
 	return l.send(pid, m)
 }
 
-// linkTo returns the link to a session process, dialled on first use.
+// linkTo returns the link to a session process, opened on first use (one
+// opening per address at a time, outside the lock: a process that cannot
+// be reached delays only the writes to it).
 func (s *Server) linkTo(addr string) (*link, error) {
 	s.links.mu.Lock()
-	defer s.links.mu.Unlock()
 	if l := s.links.by[addr]; l != nil {
+		s.links.mu.Unlock()
 		return l, nil
 	}
 	if s.links.closed {
+		s.links.mu.Unlock()
 		return nil, errLinksClosed
 	}
+	if d := s.links.dialing[addr]; d != nil {
+		s.links.mu.Unlock()
+		<-d.done
+		return d.l, d.err
+	}
+	d := &dialing{done: make(chan struct{})}
+	if s.links.dialing == nil {
+		s.links.dialing = map[string]*dialing{}
+	}
+	s.links.dialing[addr] = d
+	s.links.mu.Unlock()
+
 	ctx, cancel := context.WithTimeout(context.Background(), attachTimeout)
 	defer cancel()
 	var l *link
 	l, err := dialLink(ctx, s.n, addr, s.token, func(error) { s.linkLost(addr, l) })
-	if err != nil {
-		return nil, err
+	s.links.mu.Lock()
+	delete(s.links.dialing, addr)
+	closed := s.links.closed
+	if err == nil && !closed && !l.ended.Load() { // ended already: linkLost found nothing to forget
+		if s.links.by == nil {
+			s.links.by = map[string]*link{}
+		}
+		s.links.by[addr] = l
 	}
-	if s.links.by == nil {
-		s.links.by = map[string]*link{}
+	s.links.mu.Unlock()
+	if err == nil && closed {
+		l.close(s.clock, 0)
+		err = errLinksClosed
 	}
-	s.links.by[addr] = l
-	return l, nil
+	d.l, d.err = l, err
+	close(d.done)
+	return l, err
 }
 
 // linkLost forgets a link whose stream ended and ends the sessions of
