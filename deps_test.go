@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,10 +59,10 @@ var layers = map[string]layer{
 	"actors":                       {[]string{"messages", "clock", "eventstream", "supervisor", "extension", "catalog", modProtoactor}, "actors reach servers only through the connection port (messages.Dialer) and take ServerConfig values: never transports, config, tools, the root package, cmd or demoserver"},
 	"tools":                        {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config"}, "tools talk to actors through typed messages; never to transports or protoactor"},
 	"":                             {[]string{"auth", "messages", "clock", "config", "eventstream", "supervisor", "extension", "clientside", "catalog", "transports", "actors", "tools", "internal/trace", "simseam"}, "the root package is the embedding API over everything below it"},
-	"demoserver":                   {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
+	"demoserver":                   {[]string{"messages", "clock", "internal/mcpline", "internal/mcpserve", "internal/eventsrv", modMCP}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
 	"remote":                       {[]string{"", "messages", "clock", "eventstream", "clientside", modProtoactor, modGRPC, modProtobuf}, "remote shares a runtime across processes over protoactor's remote; only it (and what imports it) links gRPC"},
 	"cmd/runtime":                  {[]string{"", "auth", "demoserver", "messages", "clock", "config", "remote", modCobra, modShlex}, "cmd/runtime is wiring only"},
-	"internal/testonly/testserver": {[]string{"messages", "clock", "internal/mcpline", "internal/eventsrv", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
+	"internal/testonly/testserver": {[]string{"messages", "clock", "internal/mcpline", "internal/mcpserve", "internal/eventsrv", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
 	"internal/testonly/testenv":    {[]string{"clock", "internal/testonly/testserver", modXSys, modFlock}, "testenv only installs and starts test peers"},
 	"internal/testonly/bench":      {nil, "bench holds benchmarks only"},
 	"internal/jsonscan":            {nil, "jsonscan is a leaf: standard library only"},
@@ -69,8 +70,9 @@ var layers = map[string]layer{
 	"internal/trace":               {[]string{"messages", "clock"}, "trace writes metadata-only protocol traces; it knows nothing of actors or transports"},
 	"e2e":                          {nil, "e2e holds the end-to-end tests of the embedding API only"},
 	"internal/testonly/testkit":    {[]string{"clock", "messages"}, "testkit holds test helpers only"},
-	"internal/mcpline":             {[]string{modMCP}, "mcpline serves mcp-go servers over line-delimited JSON-RPC; it knows nothing of the runtime"},
-	"internal/eventsrv":            {[]string{"clock", "internal/mcpline", modMCP}, "eventsrv serves the events protocol for our own servers; it knows nothing of the runtime"},
+	"internal/mcpline":             {[]string{modMCP}, "mcpline is the transport fronts of our MCP servers (line, legacy SSE, Streamable HTTP); it knows nothing of the runtime"},
+	"internal/mcpserve":            {[]string{"internal/mcpline", modMCP}, "mcpserve is the MCP server core of our servers (mcp-go's mcp types only); it knows nothing of the runtime"},
+	"internal/eventsrv":            {[]string{"clock", "internal/mcpline", "internal/mcpserve", modMCP}, "eventsrv serves the events protocol for our own servers; it knows nothing of the runtime"},
 }
 
 // pure packages are state machines: no goroutines, channels, locks or contexts.
@@ -303,6 +305,62 @@ func TestEmbeddingLinksNoGRPC(t *testing.T) {
 	for _, p := range strings.Fields(string(out)) {
 		if strings.HasPrefix(p, modGRPC) || p == module+"/remote" {
 			t.Errorf("the root package links %s: hosts that do not share a runtime must not link gRPC", p)
+		}
+	}
+}
+
+// mcpGoServer is mcp-go's server package. It imports santhosh-tekuri's JSON
+// Schema library, whose package initialisation (compiling its
+// meta-schemas) costs every process that links it some 10 ms
+// (docs/performance.md, "Cold start").
+const (
+	mcpGoServer = modMCP + "/server"
+	santhosh    = "github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// TestOurServersUseNoMCPGoServer: the packages linked into cmd/runtime that
+// serve MCP (the demo server and what it is built on) import only mcp-go's
+// mcp types; the test server (internal/testonly) may use mcp-go's server.
+func TestOurServersUseNoMCPGoServer(t *testing.T) {
+	for _, p := range listPackages(t) {
+		switch rel(p.ImportPath) {
+		case "demoserver", "internal/mcpline", "internal/mcpserve", "internal/eventsrv":
+			for _, imp := range p.Imports {
+				if imp == mcpGoServer {
+					t.Errorf("%s imports %s: our servers are built on internal/mcpserve", rel(p.ImportPath), imp)
+				}
+			}
+		}
+	}
+}
+
+// TestRuntimeLinksNoJSONSchemaInit keeps santhosh-tekuri/jsonschema and
+// mcp-go's server out of the CLI. It is skipped, naming the importer, while
+// transports/ still imports mcp-go's client/transport (which imports
+// mcp-go's server); it turns on by itself once that import is gone.
+func TestRuntimeLinksNoJSONSchemaInit(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./cmd/runtime").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if slices.Contains(deps, modMCP+"/client/transport") {
+		imp, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...").Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		var importers []string
+		for _, line := range strings.Split(string(imp), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && slices.Contains(f[1:], modMCP+"/client/transport") && !strings.HasSuffix(f[0], "_test") {
+				importers = append(importers, rel(f[0]))
+			}
+		}
+		t.Skipf("cmd/runtime still links %s/client/transport (imported by %s), which imports %s and so %s; "+
+			"this check turns on once no package linked into cmd/runtime imports it", modMCP, strings.Join(importers, ", "), mcpGoServer, santhosh)
+	}
+	for _, p := range deps {
+		if p == santhosh || p == mcpGoServer {
+			t.Errorf("cmd/runtime links %s: its package initialisation costs every command (docs/performance.md)", p)
 		}
 	}
 }

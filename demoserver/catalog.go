@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcprt/mcprt/internal/mcpserve"
 )
 
 // The demo's resources and prompts, so that every part of a catalog can be
@@ -23,7 +24,7 @@ const (
 var demoMeta = &mcp.Meta{AdditionalFields: map[string]any{"mcprt.dev/demo": true}}
 
 // addCatalog adds the demo's resources, template and prompt to s.
-func addCatalog(s *server.MCPServer, fs files) {
+func addCatalog(s *mcpserve.Server, fs files) {
 	about := mcp.NewResource(AboutURI, "about", mcp.WithResourceDescription("What the demo server offers."), mcp.WithMIMEType("text/plain"))
 	about.Meta = demoMeta
 	s.AddResource(about, func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/mcprt/mcprt/internal/mcpline"
 )
 
@@ -56,7 +54,9 @@ func ServeHTTP(ctx context.Context, addr string, opts Options, ready func(url st
 	}
 
 	handlers := newTracker()
-	mcpHandler := mcpline.StreamableHTTP(server.NewStreamableHTTPServer(d.mcp), d.events.Methods())
+	backend := mcpline.NewStreamableServer(d.mcp)
+	defer backend.Close()
+	mcpHandler := mcpline.StreamableHTTP(backend, d.events.Methods())
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !handlers.enter() {

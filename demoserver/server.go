@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/internal/eventsrv"
+	"github.com/mcprt/mcprt/internal/mcpserve"
 )
 
 // DefaultName is the server name reported when [Options.Name] is empty.
@@ -58,7 +58,7 @@ type Options struct {
 // demo is one demo server: the MCP server with its tools and the events
 // source.
 type demo struct {
-	mcp    *server.MCPServer
+	mcp    *mcpserve.Server
 	events *eventsrv.Server
 	watch  *fsWatch
 }
@@ -80,16 +80,12 @@ func newDemo(opts Options) (*demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := server.NewMCPServer(name, version,
-		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(false, false),
-		server.WithPromptCapabilities(false),
-		server.WithInstructions(Instructions),
-		server.WithRecovery(),
-		server.WithExperimental(map[string]any{"events": map[string]any{"delivery": []string{eventsrv.DeliveryPush}}}),
-	)
+	s := mcpserve.New(mcpserve.Options{
+		Name: name, Version: version, Instructions: Instructions,
+		Experimental: map[string]any{"events": map[string]any{"delivery": []string{eventsrv.DeliveryPush}}},
+	})
 	s.AddTools(
-		server.ServerTool{
+		mcpserve.Tool{
 			Tool: mcp.NewTool("echo",
 				mcp.WithDescription("Returns 'echo: <message>'."),
 				mcp.WithString("message", mcp.Required(), mcp.Description("Text to echo.")),
@@ -97,7 +93,7 @@ func newDemo(opts Options) (*demo, error) {
 			),
 			Handler: echoTool,
 		},
-		server.ServerTool{
+		mcpserve.Tool{
 			Tool: mcp.NewTool("add",
 				mcp.WithDescription("Returns the sum of a and b."),
 				mcp.WithNumber("a", mcp.Required(), mcp.Description("First addend.")),
@@ -106,14 +102,14 @@ func newDemo(opts Options) (*demo, error) {
 			),
 			Handler: addTool,
 		},
-		server.ServerTool{
+		mcpserve.Tool{
 			Tool: mcp.NewTool("now",
 				mcp.WithDescription("Returns the current UTC time in RFC 3339 format."),
 				mcp.WithReadOnlyHintAnnotation(true),
 			),
 			Handler: nowTool,
 		},
-		server.ServerTool{
+		mcpserve.Tool{
 			Tool: mcp.NewTool("read_file",
 				mcp.WithDescription("Returns the UTF-8 text of a file under the server's root directory (at most 1 MiB). "+
 					"The path is relative to the root; absolute paths and paths leaving the root are refused."),
@@ -122,7 +118,7 @@ func newDemo(opts Options) (*demo, error) {
 			),
 			Handler: fs.readTool,
 		},
-		server.ServerTool{
+		mcpserve.Tool{
 			Tool: mcp.NewTool("list_files",
 				mcp.WithDescription("Lists the names in the server's root directory (not recursive), sorted, one per line."),
 				mcp.WithReadOnlyHintAnnotation(true),

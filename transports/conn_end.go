@@ -75,6 +75,11 @@ func (c *conn) onNotification(method string, params json.RawMessage) {
 	if c.router.claim(method, params) {
 		return // a stream's frame (or a late one): not for normal handling
 	}
+	c.deliverNote(method, params)
+}
+
+// deliverNote is onNotification's normal handling, after routing.
+func (c *conn) deliverNote(method string, params json.RawMessage) {
 	n := messages.ConnNotification{Server: c.server, Gen: c.gen, Method: method, Params: params}
 	c.noteMu.Lock()
 	defer c.noteMu.Unlock()

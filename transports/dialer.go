@@ -225,6 +225,9 @@ func (d *Dialer) open(ctx context.Context, req messages.DialRequest, sink messag
 	if c.kind == messages.TransportHTTP && !c.sess.modern {
 		c.startGETStream(ctx)
 	}
+	if c.sess.modern {
+		c.startListen(ctx, info.Capabilities)
+	}
 	c.setLogLevel(ctx, info)
 	return c, info, nil
 }

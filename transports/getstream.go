@@ -158,17 +158,7 @@ func (g *getStream) dispatch(data []byte) {
 
 // wait waits the retry time on the injected clock; false when the
 // connection ended first.
-func (g *getStream) wait() bool {
-	fired := make(chan struct{})
-	t := g.c.d.clock().AfterFunc(g.retry, func() { close(fired) })
-	select {
-	case <-fired:
-		return true
-	case <-g.c.ctx.Done():
-		t.Stop()
-		return false
-	}
-}
+func (g *getStream) wait() bool { return g.c.waitRetry(g.retry) }
 
 func isEventStream(resp *http.Response) bool {
 	return strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")

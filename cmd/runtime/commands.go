@@ -89,10 +89,14 @@ func statusCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use: "status", Short: "show every configured server's status (connects nothing)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := g.proxyMode(cmd, func([]string) json.RawMessage { return json.RawMessage(`{}`) }); err != nil {
+			servers := -1
+			if err := g.proxyMode(cmd, func(names []string) json.RawMessage {
+				servers = len(names)
+				return json.RawMessage(`{}`)
+			}); err != nil {
 				return err
 			}
-			g.noServersHint()
+			g.noServersHint(servers)
 			return nil
 		},
 	}

@@ -10,17 +10,22 @@ import (
 // noServersHint is printed after `runtime status` when nothing is
 // configured: where the user's servers probably are (other hosts' files,
 // which `config detect` finds) and how to add one. It reads files only;
-// with --config, --url, --stdio or --json it prints nothing.
-func (g *globals) noServersHint() {
-	if g.json || g.config != "" || g.url != "" || g.stdio != "" {
+// with --config, --url, --stdio or --json it prints nothing. servers is
+// how many servers the status showed (the configuration was read for it
+// already: reading it again cost a cold status some 7% of its CPU), or -1
+// when unknown.
+func (g *globals) noServersHint(servers int) {
+	if g.json || g.config != "" || g.url != "" || g.stdio != "" || servers > 0 {
 		return
 	}
 	src, err := g.sources()
 	if err != nil {
 		return
 	}
-	if eff, err := config.Load(src); err != nil || len(eff.Servers) > 0 {
-		return
+	if servers < 0 {
+		if eff, err := config.Load(src); err != nil || len(eff.Servers) > 0 {
+			return
+		}
 	}
 	var hosts []string
 	if reports, err := config.Detect(src); err == nil {

@@ -7,9 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/mcprt/mcprt/internal/mcpline"
+	"github.com/mcprt/mcprt/internal/mcpserve"
 )
 
 // countingWriter counts the event frames written to it and says when it
@@ -44,7 +43,7 @@ func BenchmarkStream(b *testing.B) {
 	out := &countingWriter{want: b.N, done: make(chan struct{})}
 	served := make(chan error, 1)
 	go func() {
-		served <- mcpline.ServeWith(context.Background(), server.NewMCPServer("b", "0"), inR, out, mcpline.Options{Methods: srv.Methods()})
+		served <- mcpline.ServeWith(context.Background(), mcpserve.New(mcpserve.Options{Name: "b", Version: "0"}), inR, out, mcpline.Options{Methods: srv.Methods()})
 	}()
 	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"events/stream","params":{"name":"x"}}`+"\n"); err != nil {
 		b.Fatal(err)

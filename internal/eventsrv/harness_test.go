@@ -11,10 +11,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/internal/mcpline"
+	"github.com/mcprt/mcprt/internal/mcpserve"
 )
 
 // harness runs a Server behind mcpline's line front over pipes, inside a
@@ -46,7 +45,7 @@ func withServer(t *testing.T, opts Options, types []Type, f func(h *harness)) {
 		outR, outW := io.Pipe()
 		done := make(chan error, 1)
 		go func() {
-			done <- mcpline.ServeWith(context.Background(), server.NewMCPServer("t", "0"), inR, outW, mcpline.Options{Methods: srv.Methods()})
+			done <- mcpline.ServeWith(context.Background(), mcpserve.New(mcpserve.Options{Name: "t", Version: "0"}), inR, outW, mcpline.Options{Methods: srv.Methods()})
 			_ = outW.Close()
 		}()
 		h := &harness{t: t, srv: srv, clk: clk, in: inW, frames: make(chan string, 4096)}

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcprt/mcprt/internal/mcpserve"
 )
 
 // maxEmit bounds one emit call's count.
@@ -58,9 +59,9 @@ func jsonResult(v any) *mcp.CallToolResult {
 // FaultTool returns a tool called name that injects one of kinds into the
 // open streams (all, or those of "name", or the one whose request id is
 // "subscription") and answers {"streams": how many}.
-func (s *Server) FaultTool(name, description string, kinds []string) server.ServerTool {
+func (s *Server) FaultTool(name, description string, kinds []string) mcpserve.Tool {
 	schema := faultSchema(kinds, `,"subscription":{"type":"string","description":"only the stream of this request id (compact JSON)"}`)
-	return server.ServerTool{
+	return mcpserve.Tool{
 		Tool: mcp.NewToolWithRawSchema(name, description, schema),
 		Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			a, err := bindFault(req, kinds)
@@ -79,9 +80,9 @@ func (s *Server) FaultTool(name, description string, kinds []string) server.Serv
 // ArmTool returns a tool called name that arms a fault for the next
 // streams to open (see [Server.Arm]): phase "before_active" (default) or
 // "after_active", "times" (default 1), "name" (default any event type).
-func (s *Server) ArmTool(name string) server.ServerTool {
+func (s *Server) ArmTool(name string) mcpserve.Tool {
 	schema := faultSchema(FaultKinds, `,"phase":{"type":"string","enum":["before_active","after_active"]},"times":{"type":"integer","minimum":1}`)
-	return server.ServerTool{
+	return mcpserve.Tool{
 		Tool: mcp.NewToolWithRawSchema(name, "Arms a fault for the next events/stream requests to open.", schema),
 		Handler: func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			a, err := bindFault(req, FaultKinds)
@@ -104,11 +105,11 @@ func (s *Server) ArmTool(name string) server.ServerTool {
 // i from 1), padded when "size" is set to {"n": i, "padding": size
 // characters}, with eventId "eventId" when given (the same for all). It
 // answers {"emitted": count, "first": eventId, "last": eventId}.
-func (s *Server) EmitTool(name string) server.ServerTool {
+func (s *Server) EmitTool(name string) mcpserve.Tool {
 	schema := json.RawMessage(`{"type":"object","required":["name"],"properties":{` +
 		`"name":{"type":"string"},"data":{},"count":{"type":"integer","minimum":1,"maximum":100000},` +
 		`"size":{"type":"integer","minimum":0},"eventId":{"type":"string"}}}`)
-	return server.ServerTool{
+	return mcpserve.Tool{
 		Tool: mcp.NewToolWithRawSchema(name, "Publishes occurrences of an event type.", schema),
 		Handler: func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var a struct {
@@ -147,8 +148,8 @@ func (s *Server) EmitTool(name string) server.ServerTool {
 
 // StreamsTool returns a tool called name that lists the open streams
 // ([Server.Streams]) as {"streams": [...]}.
-func (s *Server) StreamsTool(name string) server.ServerTool {
-	return server.ServerTool{
+func (s *Server) StreamsTool(name string) mcpserve.Tool {
+	return mcpserve.Tool{
 		Tool: mcp.NewTool(name, mcp.WithDescription("Lists the open events/stream requests."), mcp.WithReadOnlyHintAnnotation(true)),
 		Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return jsonResult(map[string]any{"streams": s.Streams()}), nil

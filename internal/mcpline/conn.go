@@ -10,16 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
-
-// notificationBuffer is the capacity of a session's notification channel.
-// mcp-go drops a notification when the channel is full, so it is generous.
-const notificationBuffer = 1024
-
-// barrierMethod marks an internal flush marker on a session's notification
-// channel. It is consumed by the pump and never reaches the peer.
-const barrierMethod = "$mcprt/barrier"
 
 // Filter may answer a request in place of the MCP server. It returns
 // handled=true together with the reply to write, or with a nil reply to drop
@@ -36,18 +27,16 @@ type inflightCall struct {
 // conn is one MCP session over a channel that carries whole JSON-RPC
 // messages both ways: a line connection (stdio, a socket) or a legacy SSE
 // session (POSTs in, the GET stream out). Ordinary messages go to the MCP
-// server with the session in their context; custom methods go to their
-// Handler.
+// server's session; custom methods go to their Handler.
 type conn struct {
-	srv      *server.MCPServer
+	backend  Backend
+	id       string
 	write    func(msg []byte) error // writes one message; called under writeMu
 	filter   Filter
 	methods  Methods
-	sess     *lineSession
+	sess     Session         // set by open
 	ctx      context.Context // the session's context, set by open
 	stop     context.CancelFunc
-	pumpStop chan struct{}
-	pumpGone chan struct{} // closed when the notification pump has exited
 	handlers sync.WaitGroup
 
 	writeMu sync.Mutex // serialises write
@@ -57,52 +46,46 @@ type conn struct {
 	// requests in flight are still answered.
 	severed atomic.Bool
 
-	asks asks // requests to the peer (asks.go)
-
 	mu       sync.Mutex
 	inflight map[string]*inflightCall // guarded by mu
 	closing  bool                     // no new requests; guarded by mu
 	writeErr error                    // first write error; guarded by mu
 }
 
-func newConn(srv *server.MCPServer, write func([]byte) error, opts Options) *conn {
-	c := &conn{
-		srv:      srv,
+func newConn(b Backend, write func([]byte) error, opts Options) *conn {
+	return &conn{
+		backend:  b,
+		id:       opts.SessionID,
 		write:    write,
 		filter:   opts.Filter,
 		methods:  opts.Methods,
-		sess:     &lineSession{id: opts.SessionID, ch: make(chan mcp.JSONRPCNotification, notificationBuffer)},
-		pumpStop: make(chan struct{}),
-		pumpGone: make(chan struct{}),
 		inflight: make(map[string]*inflightCall),
 	}
-	c.sess.conn = c
-	return c
 }
 
-// open registers the session and starts the notification pump. The
-// session's context ends when ctx ends, a write fails or close is called.
+// open opens the backend's session. The session's context ends when ctx
+// ends, a write fails or close is called.
 func (c *conn) open(ctx context.Context) error {
-	if err := c.srv.RegisterSession(ctx, c.sess); err != nil {
-		return fmt.Errorf("register session %q: %w", c.sess.id, err)
+	c.ctx, c.stop = context.WithCancel(ctx)
+	sess, err := c.backend.Open(c.ctx, c.id, c.writeMsg)
+	if err != nil {
+		c.stop()
+		return fmt.Errorf("open session %q: %w", c.id, err)
 	}
-	c.ctx, c.stop = context.WithCancel(c.srv.WithContext(ctx, c.sess))
-	go c.pump()
+	c.sess = sess
 	return nil
 }
 
 // close refuses new requests, cancels those in flight (their responses are
-// still written), waits for every handler, writes the notifications still
-// queued and unregisters the session. It returns the first write error.
+// still written), waits for every handler and closes the backend's
+// session. It returns the first write error.
 func (c *conn) close() error {
 	c.mu.Lock()
 	c.closing = true
 	c.mu.Unlock()
 	c.stop()
 	c.handlers.Wait()
-	close(c.pumpStop)
-	<-c.pumpGone
-	c.srv.UnregisterSession(context.WithoutCancel(c.ctx), c.sess.id)
+	c.sess.Close()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.writeErr
@@ -123,14 +106,11 @@ func (c *conn) dispatch(msg []byte, header http.Header) {
 		Params json.RawMessage `json:"params"`
 	}
 	if err := json.Unmarshal(msg, &head); err != nil || head.Method == "" || IsNull(head.ID) {
-		if err == nil && head.Method == "" && !IsNull(head.ID) && c.answered(head.ID, msg) {
-			return // a response to the server's own request
-		}
 		if head.Method == CancelledMethod {
 			c.peerCancelled(head.Params)
 		}
-		if resp := c.handle(ctx, nil, msg); resp != nil {
-			c.reply(resp)
+		if resp := c.handle(ctx, nil, msg, header); resp != nil {
+			_ = c.writeMsg(resp)
 		}
 		return
 	}
@@ -172,13 +152,12 @@ func (c *conn) dispatch(msg []byte, header http.Header) {
 			cc.run(callCtx, h)
 			return
 		}
-		resp := c.handle(callCtx, head.ID, msg)
+		resp := c.handle(callCtx, head.ID, msg, header)
 		c.forget(key, call)
 		if resp == nil || call.dropped.Load() {
 			return
 		}
-		c.flushNotifications()
-		c.reply(resp)
+		_ = c.writeMsg(resp)
 	}()
 }
 
@@ -191,21 +170,18 @@ func (c *conn) forget(key string, call *inflightCall) {
 	}
 }
 
-// handle runs the MCP server on one message, turning a panic into an
-// internal error response for requests.
-func (c *conn) handle(ctx context.Context, id json.RawMessage, msg []byte) (resp any) {
+// handle runs the backend's session on one message, turning a panic into
+// an internal error response for requests.
+func (c *conn) handle(ctx context.Context, id json.RawMessage, msg []byte, header http.Header) (resp []byte) {
 	defer func() {
 		if r := recover(); r != nil {
 			resp = nil
 			if len(id) > 0 {
-				resp = NewErrorReply(id, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", r))
+				resp, _ = json.Marshal(NewErrorReply(id, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", r)))
 			}
 		}
 	}()
-	if m := c.srv.HandleMessage(ctx, msg); m != nil {
-		return m
-	}
-	return nil
+	return c.sess.Handle(ctx, msg, header, nil)
 }
 
 // peerCancelled handles notifications/cancelled: it cancels the request,
@@ -226,59 +202,6 @@ func (c *conn) peerCancelled(params json.RawMessage) {
 	call.dropped.Store(true)
 	call.cancel()
 	<-call.done
-}
-
-// pump writes the session's notifications until pumpStop is closed, then
-// writes whatever is still queued and exits.
-func (c *conn) pump() {
-	defer close(c.pumpGone)
-	for {
-		select {
-		case n := <-c.sess.ch:
-			c.forward(n)
-		case <-c.pumpStop:
-			for {
-				select {
-				case n := <-c.sess.ch:
-					c.forward(n)
-				default:
-					return
-				}
-			}
-		}
-	}
-}
-
-func (c *conn) forward(n mcp.JSONRPCNotification) {
-	if n.Method == barrierMethod {
-		if ack, ok := n.Params.AdditionalFields["ack"].(chan struct{}); ok {
-			close(ack)
-		}
-		return
-	}
-	c.reply(n)
-}
-
-// flushNotifications returns once every notification queued before the call
-// has been written, so that notifications a handler sent precede its response.
-func (c *conn) flushNotifications() {
-	ack := make(chan struct{})
-	marker := mcp.JSONRPCNotification{
-		JSONRPC: mcp.JSONRPC_VERSION,
-		Notification: mcp.Notification{
-			Method: barrierMethod,
-			Params: mcp.NotificationParams{AdditionalFields: map[string]any{"ack": ack}},
-		},
-	}
-	select {
-	case c.sess.ch <- marker:
-	case <-c.pumpGone:
-		return
-	}
-	select {
-	case <-ack:
-	case <-c.pumpGone:
-	}
 }
 
 // reply writes v as one message.

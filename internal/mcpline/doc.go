@@ -1,15 +1,16 @@
-// Package mcpline puts our own JSON-RPC fronts before an mcp-go MCPServer
-// so that our servers (the demo server and the test server) can serve
-// custom methods next to the ordinary MCP ones, on every transport. mcp-go
-// cannot do this itself: its server answers unknown methods with -32601 and
-// drops _meta from notifications sent through it, its StdioServer keeps one
-// session per process and its SSEServer cannot write custom frames.
+// Package mcpline is the transport fronts of our MCP servers (the demo
+// server and the test server): it serves a [Backend] (the MCP server core,
+// internal/mcpserve, or the test server's adapter over mcp-go's server)
+// with custom methods next to the ordinary MCP ones, on every transport.
 //
 // # Fronts
 //
 //   - [Serve] and [ServeWith]: newline-delimited JSON-RPC (a process's stdin
 //     and stdout, or one socket connection);
-//   - [StreamableHTTP]: wraps mcp-go's StreamableHTTPServer, answering
+//   - [StreamableServer]: Streamable HTTP for a Backend (sessions, the GET
+//     stream, DELETE, and 2026-07-28's sessionless requests);
+//   - [StreamableHTTP]: wraps a Streamable HTTP handler (a
+//     [StreamableServer], or mcp-go's for the test server), answering
 //     custom requests with an event stream of their own;
 //   - [LegacySSE]: the legacy HTTP+SSE transport (GET event stream, POSTed
 //     messages answered 202).
@@ -23,17 +24,16 @@
 // they are, for malformed frames). It ends the request with a result, an
 // [*Error], [ErrServerCancel] or [ErrNoResult], or never (it waits for its
 // context); [Call.Disconnect] ends it by dropping the connection (the
-// response, on Streamable HTTP) as a broken link would. Ordinary messages go to MCPServer.HandleMessage
-// with a registered session, so tools and server notifications keep
-// working.
+// response, on Streamable HTTP) as a broken link would. Ordinary messages go to
+// the Backend's [Session] for the connection, whose server-initiated
+// messages go out on the same connection.
 //
 // # Concurrency contract
 //
 // A line connection ([ServeWith]) and a legacy SSE
 // session own the goroutines they start: one reading lines (line
-// connections), one per request in flight, one forwarding the session's
-// notifications; messages are written one at a time, a handler's
-// notifications before its response. A notifications/cancelled for a
+// connections) and one per request in flight; messages are written one at
+// a time, a handler's notifications before its response. A notifications/cancelled for a
 // request in flight cancels its context, drops its response and returns
 // only after its handler has returned (before the next line is read, or
 // before the POST that carried it is answered). When ServeWith returns, or

@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // testCtx bounds a test generously; nothing in it should take long.
@@ -96,17 +96,56 @@ func (p *probe) methods() Methods {
 	}
 }
 
-// newMCP returns an mcp-go server with one tool, "hi".
-func newMCP() *server.MCPServer {
-	s := server.NewMCPServer("mcpline-test", "0", server.WithToolCapabilities(true))
-	s.AddTool(mcp.NewTool("hi"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		h := req.Header.Get("X-Test")
+// fakeMCP is a minimal Backend: initialize, ping, the tool "hi", which
+// answers "hi " and the X-Test header its request came with, x/related,
+// which sends x/progress for its request first, and x/push, which sends
+// x/pushed to the session's peer first.
+type fakeMCP struct{}
+
+func newMCP() Backend { return fakeMCP{} }
+
+func (fakeMCP) Open(_ context.Context, _ string, send func([]byte) error) (Session, error) {
+	return fakeSession{send: send}, nil
+}
+
+type fakeSession struct{ send func([]byte) error }
+
+func (fakeSession) Close() {}
+
+func (f fakeSession) Handle(ctx context.Context, msg []byte, header http.Header, related func([]byte) error) []byte {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(msg, &req) != nil || IsNull(req.ID) {
+		return nil
+	}
+	var result any
+	switch req.Method {
+	case "initialize":
+		result = map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "serverInfo": map[string]any{"name": "fake", "version": "0"}}
+	case "ping":
+		result = map[string]any{}
+	case "x/related":
+		if related == nil {
+			related = f.send
+		}
+		_ = related([]byte(`{"jsonrpc":"2.0","method":"x/progress"}`))
+		result = map[string]any{}
+	case "x/push":
+		result = map[string]any{"pushed": f.send([]byte(`{"jsonrpc":"2.0","method":"x/pushed"}`)) == nil}
+	case "tools/call":
+		h := header.Get("X-Test")
 		if rh := RequestHeader(ctx); h == "" && rh != nil {
 			h = rh.Get("X-Test")
 		}
-		return mcp.NewToolResultText("hi " + h), nil
-	})
-	return s
+		result = mcp.NewToolResultText("hi " + h)
+	default:
+		b, _ := json.Marshal(NewErrorReply(req.ID, mcp.METHOD_NOT_FOUND, "method not found"))
+		return b
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+	return b
 }
 
 // frame is one decoded JSON-RPC message as the tests look at it.

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"}}`
@@ -67,7 +66,7 @@ func events(t *testing.T, body io.Reader) (next func() frame, end func() error) 
 func TestStreamableHTTP(t *testing.T) {
 	ctx := testCtx(t)
 	p := newProbe()
-	ts := httptest.NewServer(StreamableHTTP(server.NewStreamableHTTPServer(newMCP()), p.methods()))
+	ts := httptest.NewServer(StreamableHTTP(NewStreamableServer(newMCP()), p.methods()))
 	t.Cleanup(ts.Close)
 
 	init := postRaw(t, ctx, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`, nil)

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // LegacySSE is a minimal front for the legacy HTTP+SSE transport, written
@@ -33,9 +32,11 @@ import (
 // notifications reach the stream), custom methods to their Handler with a
 // context that notifications/cancelled ends, and the POST's headers are
 // available through [RequestHeader] and [Call.Header]. A session ends
-// when its GET ends or Close is called.
+// when its GET ends or Close is called. A request that reached a loopback
+// listener with a Host header that is not a loopback name is refused
+// (403), against DNS rebinding.
 type LegacySSE struct {
-	srv         *server.MCPServer
+	backend     Backend
 	ssePath     string
 	messagePath string
 	opts        Options
@@ -49,9 +50,9 @@ type LegacySSE struct {
 // NewLegacySSE returns a legacy HTTP+SSE front for srv with the event
 // stream at ssePath and messages at messagePath (for example "/mcp" and
 // "/message"). opts.SessionID is ignored: every session gets a random id.
-func NewLegacySSE(srv *server.MCPServer, ssePath, messagePath string, opts Options) *LegacySSE {
+func NewLegacySSE(b Backend, ssePath, messagePath string, opts Options) *LegacySSE {
 	return &LegacySSE{
-		srv:         srv,
+		backend:     b,
 		ssePath:     ssePath,
 		messagePath: messagePath,
 		opts:        opts,
@@ -67,6 +68,9 @@ func (s *LegacySSE) Close() {
 
 // ServeHTTP serves the event stream and the message endpoint.
 func (s *LegacySSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rebinding(w, r) {
+		return
+	}
 	switch r.URL.Path {
 	case s.ssePath:
 		if r.Method != http.MethodGet {
@@ -118,7 +122,7 @@ func (s *LegacySSE) serveStream(w http.ResponseWriter, r *http.Request) {
 	stream := &eventStream{w: w, flusher: flusher}
 	opts := s.opts
 	opts.SessionID = id
-	c := newConn(s.srv, stream.write, opts)
+	c := newConn(s.backend, stream.write, opts)
 	if err := c.open(ctx); err != nil {
 		return
 	}

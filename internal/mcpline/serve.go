@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // MaxLine bounds one incoming JSON-RPC line (and one HTTP request body).
@@ -14,7 +12,7 @@ const MaxLine = 64 << 20
 
 // Options configure a line connection ([ServeWith]) or a legacy SSE front.
 type Options struct {
-	// SessionID names the mcp-go client session of a line connection
+	// SessionID names the backend session of a line connection
 	// ("stdio" when empty); legacy SSE sessions get random ids.
 	SessionID string
 	// Filter, when set, sees every request first and may answer it.
@@ -25,8 +23,8 @@ type Options struct {
 
 // Serve serves MCP over newline-delimited JSON-RPC; it is ServeWith without
 // custom methods.
-func Serve(ctx context.Context, srv *server.MCPServer, sessionID string, in io.Reader, out io.Writer, filter Filter) error {
-	return ServeWith(ctx, srv, in, out, Options{SessionID: sessionID, Filter: filter})
+func Serve(ctx context.Context, b Backend, sessionID string, in io.Reader, out io.Writer, filter Filter) error {
+	return ServeWith(ctx, b, in, out, Options{SessionID: sessionID, Filter: filter})
 }
 
 // ServeWith serves MCP over newline-delimited JSON-RPC until in ends, ctx
@@ -37,11 +35,11 @@ func Serve(ctx context.Context, srv *server.MCPServer, sessionID string, in io.R
 // for its handler to return before the next line is read. When ServeWith
 // returns, every handler it started has returned. The goroutine reading in
 // stays blocked in Read until in yields or is closed.
-func ServeWith(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, opts Options) error {
+func ServeWith(ctx context.Context, b Backend, in io.Reader, out io.Writer, opts Options) error {
 	if opts.SessionID == "" {
 		opts.SessionID = "stdio"
 	}
-	c := newConn(srv, func(b []byte) error {
+	c := newConn(b, func(b []byte) error {
 		_, err := out.Write(append(b, '\n'))
 		return err
 	}, opts)

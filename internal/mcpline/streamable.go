@@ -17,7 +17,7 @@ import (
 
 // StreamableHTTP returns a Streamable HTTP front that answers POSTed
 // requests for the custom methods itself and hands everything else to next
-// (normally mcp-go's server.NewStreamableHTTPServer for the same MCP
+// (normally a [StreamableServer] for the same MCP
 // server), with the body intact.
 //
 // A custom request is answered with a text/event-stream response carrying
@@ -30,7 +30,9 @@ import (
 // HTTP 400 and the JSON-RPC error -32020; an older request must carry the
 // Mcp-Session-Id it got at initialize (HTTP 400 otherwise), which the
 // response echoes. The client must accept text/event-stream (HTTP 406
-// otherwise).
+// otherwise). Like [StreamableServer], it refuses (403) a request that
+// reached a loopback listener with a Host header that is not a loopback
+// name.
 func StreamableHTTP(next http.Handler, methods Methods) http.Handler {
 	return &streamableFront{next: next, methods: methods}
 }
@@ -41,6 +43,9 @@ type streamableFront struct {
 }
 
 func (f *streamableFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rebinding(w, r) {
+		return
+	}
 	if r.Method != http.MethodPost || r.Body == nil || len(f.methods) == 0 {
 		f.next.ServeHTTP(w, r)
 		return
@@ -65,7 +70,7 @@ func (f *streamableFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		f.next.ServeHTTP(w, r) // mcp-go answers the bad content type
+		f.next.ServeHTTP(w, r) // next answers the bad content type
 		return
 	}
 	if !acceptsEventStream(r.Header) {

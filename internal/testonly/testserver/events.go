@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/internal/eventsrv"
+	"github.com/mcprt/mcprt/internal/mcpserve"
 )
 
 // The event types of the test server's events namespace.
@@ -107,10 +108,14 @@ func newEvents(cfg config) (*eventsrv.Server, error) {
 
 // eventTools returns the tools --events adds.
 func eventTools(ev *eventsrv.Server) []server.ServerTool {
-	return []server.ServerTool{
+	var tools []server.ServerTool
+	for _, t := range []mcpserve.Tool{
 		ev.EmitTool(ToolEventsEmit),
 		ev.FaultTool(ToolEventsFault, "Injects a fault into the open events/stream requests.", eventsrv.FaultKinds),
 		ev.ArmTool(ToolEventsArm),
 		ev.StreamsTool(ToolEventsStreams),
+	} {
+		tools = append(tools, server.ServerTool{Tool: t.Tool, Handler: server.ToolHandlerFunc(t.Handler)})
 	}
+	return tools
 }

@@ -237,9 +237,9 @@ func serveStdio(ctx context.Context, cfg config, srv *server.MCPServer) error {
 		if err != nil {
 			return err
 		}
-		return mcpline.ServeWith(ctx, srv, tapWire(in), os.Stdout, cfg.lineOptions("stdio", in))
+		return mcpline.ServeWith(ctx, mcpgoBackend{srv}, tapWire(in), os.Stdout, cfg.lineOptions("stdio", in))
 	}
-	return mcpline.ServeWith(ctx, srv, tapWire(os.Stdin), os.Stdout, cfg.lineOptions("stdio", nil))
+	return mcpline.ServeWith(ctx, mcpgoBackend{srv}, tapWire(os.Stdin), os.Stdout, cfg.lineOptions("stdio", nil))
 }
 
 // lineOptions returns the options of one stdio or socket connection; in is

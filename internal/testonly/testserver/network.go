@@ -82,7 +82,7 @@ func serveSSE(_ context.Context, cfg config, srv *server.MCPServer) error {
 	if err != nil {
 		return err
 	}
-	front := mcpline.NewLegacySSE(srv, "/mcp", "/message", mcpline.Options{Methods: cfg.methods})
+	front := mcpline.NewLegacySSE(mcpgoBackend{srv}, "/mcp", "/message", mcpline.Options{Methods: cfg.methods})
 	defer front.Close()
 	refusal := http.StatusMethodNotAllowed
 	if cfg.postStatus != 0 {
@@ -128,7 +128,7 @@ func serveSocket(ctx context.Context, cfg config, srv *server.MCPServer) error {
 					closer = socketCloser(conn, ctx.Done())
 					in = closer
 				}
-				err := mcpline.ServeWith(ctx, srv, tapWire(in), conn, cfg.lineOptions(fmt.Sprintf("socket-%d", n), closer))
+				err := mcpline.ServeWith(ctx, mcpgoBackend{srv}, tapWire(in), conn, cfg.lineOptions(fmt.Sprintf("socket-%d", n), closer))
 				if err != nil && !errors.Is(err, net.ErrClosed) {
 					fmt.Fprintf(os.Stderr, "testserver: socket connection %d: %v\n", n, err)
 				}

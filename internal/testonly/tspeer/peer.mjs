@@ -154,9 +154,37 @@ async function modern(httpMode) {
   const cutIds = []; // the JSON-RPC ids of every cut_once request, in order
   const nameForm = { type: 'object', properties: { name: { type: 'string', title: 'Your name' } }, required: ['name'] };
   const state = (ctx) => ctx.mcpReq.requestState ? ctx.mcpReq.requestState() : undefined;
+  // add_tool registers the tool "added" and tells the listeners: over
+  // HTTP (a server per request) every later server has it and the handler's
+  // notifier publishes the change; on stdio (one server) registering it on
+  // the live server sends tools/list_changed, which the SDK delivers only
+  // on a subscriptions/listen that asked for it.
+  let added = false;
+  let listens = 0;
+  const openListens = new Set();
+  let live; // the stdio server
+  let notify; // the HTTP handler's notifier
+  const addTool = (server) => server.registerTool('added', { description: 'added by add_tool' }, async () => text('added answered'));
   const make = () => {
     const server = new McpServer({ name: 'tspeer-modern', version: '2.0.0' }, { capabilities: { logging: {} } });
+    live = server;
     server.registerTool('echo', { description: 'echoes nothing' }, async () => text('echo'));
+    if (added) addTool(server);
+    server.registerTool('add_tool', { description: 'adds the tool "added"' }, async () => {
+      if (!added) {
+        added = true;
+        if (httpMode) notify.toolsChanged();
+        else addTool(live);
+      }
+      return text('tool added');
+    });
+    // HTTP only: listens counts the subscriptions/listen requests so far;
+    // cut_listen cuts the open ones (the wrapper below holds them).
+    server.registerTool('listens', { description: 'how many listen requests came' }, async () => text('listens ' + listens));
+    server.registerTool('cut_listen', { description: 'cuts the open listen streams' }, async () => {
+      for (const r of openListens) r.destroy();
+      return text('cut ' + openListens.size);
+    });
     server.registerTool('cut_once', { description: 'its first response stream is cut (HTTP)' }, async () => text('cut_once answered; ids ' + JSON.stringify(cutIds)));
     server.registerTool('caps', { description: 'the envelope of this request' }, async (ctx) => text(JSON.stringify(ctx.mcpReq.envelope || {})));
     server.registerTool('mrtr_elicit', { description: 'asks for a name' }, async (ctx) => {
@@ -241,6 +269,7 @@ async function modern(httpMode) {
   }
   const { createMcpHandler } = await import('@modelcontextprotocol/server');
   const handler = createMcpHandler(() => make(), { legacy: 'reject' });
+  notify = handler.notify;
   const srv = http.createServer(async (req, res) => {
     const chunks = [];
     for await (const c of req) chunks.push(c);
@@ -268,6 +297,14 @@ async function modern(httpMode) {
       }
     }
     const response = await handler.fetch(new Request('http://' + req.headers.host + req.url, { method: req.method, headers, body }));
+    if (msg && msg.method === 'subscriptions/listen') {
+      // Counted once the handler has made the stream (and subscribed it to
+      // the notifier), so a change published after a client saw the count
+      // reaches it.
+      listens++;
+      openListens.add(res);
+      res.on('close', () => openListens.delete(res));
+    }
     res.writeHead(response.status, Object.fromEntries(response.headers));
     if (response.body) {
       for await (const c of response.body) res.write(c);
