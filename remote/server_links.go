@@ -13,8 +13,11 @@ import (
 // process. A write to a process that stopped reading can block once the
 // stream's flow-control window is full; it blocks only that session's
 // actor (deliveries reach session actors through the pool, never inline
-// from the runtime's actors), and a session silent for its timeout has
-// its process's link aborted, which ends the write.
+// from the runtime's actors). When a session is silent for its timeout,
+// a write blocked on its link is aborted there and then, and its actor
+// writes everything after through protoactor's writer, which never
+// blocks (TestStalledSessionCannotStallMember). Each attached session has
+// a process address of its own, so a link serves one session.
 type serverLinks struct {
 	mu sync.Mutex
 	// The fields below are guarded by mu.

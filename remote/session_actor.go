@@ -30,10 +30,13 @@ type sessionActor struct {
 
 	timer clock.Timer
 	beat  uint64 // the live timer's token
-	// beatNow is beat, for the timer's own goroutine: a session silent
-	// for its timeout has its process's link aborted there, in case this
-	// actor is blocked writing to it (server_links.go).
-	beatNow atomic.Uint64
+	// beatNow is beat, for the timer's own goroutine. When the timer
+	// finds the session silent for its timeout it sets expiring: from then
+	// on this actor writes to the session through protoactor's writer,
+	// which never blocks, and a write blocked on the session's stream now
+	// is aborted (server_links.go).
+	beatNow  atomic.Uint64
+	expiring atomic.Bool
 	ended   bool
 }
 
@@ -122,9 +125,11 @@ func (a *sessionActor) arm(ctx actor.Context) {
 	}
 	a.beat++
 	a.beatNow.Store(a.beat)
+	a.expiring.Store(false)
 	beat, self, sys, srv, addr := a.beat, ctx.Self(), ctx.ActorSystem(), a.srv, a.client.Address
 	a.timer = a.srv.clock.AfterFunc(a.srv.opts.SessionTimeout, func() {
 		if a.beatNow.Load() == beat {
+			a.expiring.Store(true)
 			srv.abortLink(addr)
 		}
 		sys.Root.Send(self, expired{beat: beat})
@@ -230,7 +235,11 @@ func (a *sessionActor) unsubscribe(sub string) {
 
 // reply sends a wire message to the session's process.
 func (a *sessionActor) reply(m any) {
-	if err := a.srv.sendTo(a.client, m); err != nil {
+	send := a.srv.sendTo
+	if a.expiring.Load() {
+		send = a.srv.n.send // never waits on a silent session's stream
+	}
+	if err := send(a.client, m); err != nil {
 		a.srv.logger.Warn("remote: answering a session", "err", err)
 	}
 }
