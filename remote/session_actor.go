@@ -37,7 +37,7 @@ type sessionActor struct {
 	// is aborted (server_links.go).
 	beatNow  atomic.Uint64
 	expiring atomic.Bool
-	ended   bool
+	ended    bool
 }
 
 // Local messages of a session actor.
