@@ -51,8 +51,8 @@ type connectArgs struct {
 // so the session owns it.
 func (s *Server) execute(ctx context.Context, m *requestMsg, fromMember bool) (result json.RawMessage, sub string, err error) {
 	if !fromMember {
-		if b, handled, err := s.forward(ctx, m); handled {
-			return b, "", err
+		if b, sub, handled, err := s.forward(ctx, m); handled {
+			return b, sub, err
 		}
 	}
 	rt := s.rt

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -51,7 +52,7 @@ func (p *peerLink) session(ctx context.Context, srv *Server) (*Session, error) {
 	// The peer answers at an address of this member's own interface (the
 	// one it was told to listen on), not at loopback, which is the peer's.
 	host, _, _ := net.SplitHostPort(srv.Addr())
-	s, err := Attach(ctx, p.peer.Addr, AttachOptions{TokenFile: p.peer.TokenFile, Client: srv.ClientHooks(), Logger: srv.logger,
+	s, err := Attach(ctx, p.peer.Addr, AttachOptions{TokenFile: p.peer.TokenFile, Client: srv.ClientHooks(), Logger: srv.logger, Host: peerHost{srv.router},
 		Listen: net.JoinHostPort(host, "0"), member: true})
 	if err != nil {
 		return nil, err
@@ -84,21 +85,21 @@ func (p *peerLink) close() {
 // forwardTo finds the peer running server, a server this member does not
 // run; nil when no peer does (the local runtime then says so). A peer
 // that ran it and cannot be reached now is an error naming both.
-func (s *Server) forwardTo(ctx context.Context, server string) (*Session, error) {
+func (s *Server) forwardTo(ctx context.Context, server string) (*peerLink, *Session, error) {
 	for _, p := range s.peers {
 		known := p.runs(server)
 		ps, err := p.session(ctx, s)
 		if err != nil {
 			if known {
-				return nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now: %s", server, p.peer.Addr, err)
+				return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now: %s", server, p.peer.Addr, err)
 			}
 			continue
 		}
 		if p.runs(server) {
-			return ps, nil
+			return p, ps, nil
 		}
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // routedServer is the server a request names for forwarding ("" for
@@ -113,31 +114,43 @@ func routedServer(m *requestMsg) string {
 }
 
 // forward runs m on the peer running the server it names, when that is
-// not this member; handled is false when m is this member's to run.
-func (s *Server) forward(ctx context.Context, m *requestMsg) (result json.RawMessage, handled bool, err error) {
+// not this member; handled is false when m is this member's to run. sub
+// is the subscription a forwarded subscribe made.
+func (s *Server) forward(ctx context.Context, m *requestMsg) (result json.RawMessage, sub string, handled bool, err error) {
 	if len(s.peers) == 0 {
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	switch m.Op {
 	case opServers, opServerStatuses:
-		return s.merged(ctx, m)
+		b, handled, err := s.merged(ctx, m)
+		return b, "", handled, err
+	}
+	if m.Op == opTool && m.Name == eventsTool {
+		if b, handled, err := s.forwardEvents(ctx, m); handled {
+			return b, "", true, err
+		}
 	}
 	server := routedServer(m)
 	if server == "" || slices.Contains(s.rt.Servers(), server) {
-		return nil, false, nil
+		return nil, "", false, nil
 	}
-	ps, err := s.forwardTo(ctx, server)
+	p, ps, err := s.forwardTo(ctx, server)
 	if ps == nil && err == nil {
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	if err != nil {
-		return nil, true, err
-	}
-	if m.Op == opTool && m.Name == eventsTool {
-		return nil, true, messages.Errorf(messages.KindInvalidArgs, server, "events of a server on another member (%q) are not offered through this member yet", server)
+		return nil, "", true, err
 	}
 	b, err := ps.request(ctx, m.Op, m.Name, m.Args)
-	return b, true, err
+	if err == nil && m.Op == opTool && m.Name == eventsTool {
+		var res mcprt.Result
+		if json.Unmarshal(b, &res) == nil && !res.IsError {
+			if sub = subscribed(res); sub != "" {
+				s.peerSubs.note(sub, p)
+			}
+		}
+	}
+	return b, sub, true, err
 }
 
 // merged answers Servers and ServerStatuses with this member's and every

@@ -74,11 +74,12 @@ type Server struct {
 	sub     *eventSub
 	asks    asks
 
-	calls sync.WaitGroup // every call goroutine of every session
-	pool  *pool          // runs the calls (its workers count in calls)
-	peers []*peerLink    // this member's sessions on its peers
-	links serverLinks    // streams to the session processes (server_links.go)
-	once  sync.Once
+	calls    sync.WaitGroup // every call goroutine of every session
+	pool     *pool          // runs the calls (its workers count in calls)
+	peers    []*peerLink    // this member's sessions on its peers
+	peerSubs peerSubs       // subscriptions that live on a peer (peers_events.go)
+	links    serverLinks    // streams to the session processes (server_links.go)
+	once     sync.Once
 }
 
 // eventSub is the endpoint-terminated subscription of a node.

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -226,10 +225,7 @@ func (a *sessionActor) unsubscribe(sub string) {
 	srv.calls.Add(1)
 	go func() {
 		defer srv.calls.Done()
-		if t, ok := srv.rt.Tool(eventsTool); ok {
-			args, _ := json.Marshal(map[string]string{"action": "unsubscribe", "subscription_id": sub})
-			t.Execute(ctxBackground, args)
-		}
+		srv.endSubscription(sub)
 	}()
 }
 
