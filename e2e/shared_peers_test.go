@@ -35,6 +35,17 @@ func TestSharedTwoMembers(t *testing.T) {
 	}
 	wantOK(t, mcpCall(ctx, t, s, `{"server":"ts","tool":"echo","args":{"message":"on a"}}`), "echo: on a")
 	wantOK(t, mcpCall(ctx, t, s, `{"server":"local","tool":"echo","args":{"message":"on b"}}`), "echo: on b")
+	statusOf := func(name string) (mcprt.ServerStatus, bool) {
+		for _, st := range s.Status().Servers {
+			if st.Name == name {
+				return st, true
+			}
+		}
+		return mcprt.ServerStatus{}, false
+	}
+	if _, ok := statusOf("ts"); !ok {
+		t.Errorf("the status through B lacks A's server: %+v", s.Status())
+	}
 	res, err := s.CallTool(ctx, "ts", "add", map[string]any{"a": 2, "b": 3})
 	if err != nil || len(res.Content) != 1 || !strings.Contains(res.Content[0].Text, "5") {
 		t.Fatalf("typed call to A's server through B: %+v, %v", res, err)
@@ -66,6 +77,9 @@ func TestSharedTwoMembers(t *testing.T) {
 		t.Errorf("a call to A's server after A died: %v, want disconnected naming A at once", err)
 	}
 	wantOK(t, mcpCall(ctx, t, s, `{"server":"local","tool":"echo","args":{"message":"still"}}`), "echo: still")
+	if st, ok := statusOf("ts"); !ok || st.Status != "failed" || !strings.Contains(st.LastError, a.addr) {
+		t.Errorf("A's server after A died: %+v (listed %v); want failed, naming A", st, ok)
+	}
 }
 
 // TestSharedEventsThroughPeer: sessions of member B subscribe to events of

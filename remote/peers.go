@@ -124,6 +124,9 @@ func (s *Server) forward(ctx context.Context, m *requestMsg) (result json.RawMes
 	case opServers, opServerStatuses:
 		b, handled, err := s.merged(ctx, m)
 		return b, "", handled, err
+	case opStatus:
+		b, handled, err := s.mergedStatus(ctx)
+		return b, "", handled, err
 	}
 	if m.Op == opTool && m.Name == eventsTool {
 		if b, handled, err := s.forwardEvents(ctx, m); handled {
@@ -183,4 +186,33 @@ func (s *Server) merged(ctx context.Context, m *requestMsg) (json.RawMessage, bo
 	}
 	out, err := json.Marshal(all)
 	return out, true, err
+}
+
+// mergedStatus is this member's status with every peer's: a reachable
+// peer's servers as it reports them, an unreachable one's last known
+// servers as failed, naming it.
+func (s *Server) mergedStatus(ctx context.Context) (json.RawMessage, bool, error) {
+	st := s.rt.Status()
+	for _, p := range s.peers {
+		ps, err := p.session(ctx, s)
+		if err != nil {
+			p.mu.Lock()
+			names := append([]string(nil), p.servers...)
+			p.mu.Unlock()
+			for _, name := range names {
+				st.Servers = append(st.Servers, mcprt.ServerStatus{Name: name, Status: "failed",
+					LastError: "the member at " + p.peer.Addr + " that runs it cannot be reached"})
+			}
+			continue
+		}
+		theirs := ps.Status()
+		st.Servers = append(st.Servers, theirs.Servers...)
+		st.TotalTools += theirs.TotalTools
+		st.TotalResources += theirs.TotalResources
+		st.ConnectedCount += theirs.ConnectedCount
+		st.DisabledCount += theirs.DisabledCount
+		st.Skipped = append(st.Skipped, theirs.Skipped...)
+	}
+	b, err := json.Marshal(st)
+	return b, true, err
 }
