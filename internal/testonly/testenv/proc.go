@@ -174,7 +174,15 @@ func StartTestServer(t testing.TB, args string, extra ...string) (string, *Proc)
 // the line "LISTEN <url>" and returns the url. A cleanup kills it.
 func StartSelf(t testing.TB, env map[string]string) (string, *Proc) {
 	t.Helper()
-	cmd := exec.Command(Self(t))
+	return StartSelfUnder(t, nil, env)
+}
+
+// StartSelfUnder is StartSelf run by a wrapper command (prefix, for
+// example "ip netns exec NAME"), which must exec the binary in its place.
+func StartSelfUnder(t testing.TB, prefix []string, env map[string]string) (string, *Proc) {
+	t.Helper()
+	argv := append(append([]string(nil), prefix...), Self(t))
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = os.Environ()
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
