@@ -46,6 +46,11 @@ type ClientHooks struct {
 	// URIs ("file:///home/me/project"). Nil advertises no roots
 	// capability; Runtime.SetRoots changes them and tells the servers.
 	Roots []Root
+	// ListRoots, when set, answers roots/list in place of Roots, asked
+	// each time with the server asking (a shared runtime asks the session
+	// concerned: remote.Server). It advertises the roots capability as a
+	// non-nil Roots does. An error is answered as a JSON-RPC error.
+	ListRoots func(ctx context.Context, server string) ([]Root, error)
 	// Progress receives the progress of calls made with WithProgress's
 	// context and of requests that carry a progress token. It must not
 	// block.

@@ -31,7 +31,7 @@ func newClientSide(rt *Runtime, hooks ClientHooks) *clientSide {
 
 // rooted reports whether a roots capability is advertised: the host gave
 // roots (possibly none) at Start.
-func (c *clientSide) rooted() bool { return c.hooks.Roots != nil }
+func (c *clientSide) rooted() bool { return c.hooks.Roots != nil || c.hooks.ListRoots != nil }
 
 // capabilities is the client capabilities object the hooks allow.
 func (c *clientSide) capabilities() json.RawMessage {
@@ -72,6 +72,17 @@ func (c *clientSide) serve(ctx context.Context, req messages.ServerRequest) (jso
 	case messages.MethodSample:
 		return c.sample(ctx, req)
 	case messages.MethodListRoots:
+		if list := c.hooks.ListRoots; list != nil {
+			roots, err := list(ctx, req.Server)
+			if err != nil {
+				return nil, rpcErr(messages.RPCInternal, "listing the roots failed: %s", oneLineErr(err))
+			}
+			if roots == nil {
+				roots = []Root{}
+			}
+			b, _ := json.Marshal(map[string]any{"roots": roots})
+			return b, nil
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if !c.rooted() {

@@ -32,7 +32,7 @@ func TestSessionLossRecovers(t *testing.T) {
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = first.Cmd.Wait()
+	<-first.Exited()
 	testenv.StartEverythingAt(t, "streamableHttp", port)
 
 	res := r.exec(r.ctx, fmt.Sprintf(call, "lost"))

@@ -7,6 +7,7 @@ import (
 	"os"
 	ossignal "os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/mcprt/mcprt"
@@ -18,6 +19,8 @@ import (
 const (
 	envServeConfig = "MCPRT_E2E_SERVE_CONFIG" // serve this configuration file
 	envAttachAddr  = "MCPRT_E2E_ATTACH"       // attach here and call hang
+	envServePeer   = "MCPRT_E2E_SERVE_PEER"   // with envServeConfig: a peer member, "ADDR TOKENFILE"
+	envListen      = "MCPRT_E2E_LISTEN"       // the member's or the session's listening address
 )
 
 // sharedChildIfRequested runs the member or the session child and exits
@@ -36,8 +39,12 @@ func sharedChildIfRequested() {
 func serveChild(cfg string) int {
 	ctx, stop := ossignal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	srv := remote.NewServer(remote.ServeOptions{})
-	rt, err := mcprt.Start(ctx, mcprt.Options{ConfigPath: cfg, Host: srv.Host(), AgentDir: filepath.Dir(cfg)})
+	opts := remote.ServeOptions{Asks: remote.Asks{Elicit: true, Roots: true}, Listen: os.Getenv(envListen)}
+	if addr, file, ok := strings.Cut(os.Getenv(envServePeer), " "); ok {
+		opts.Peers = []remote.Peer{{Addr: addr, TokenFile: file}}
+	}
+	srv := remote.NewServer(opts)
+	rt, err := mcprt.Start(ctx, mcprt.Options{ConfigPath: cfg, Host: srv.Host(), Client: srv.ClientHooks(), AgentDir: filepath.Dir(cfg)})
 	if err != nil {
 		fmt.Println("start:", err)
 		return 1
@@ -59,7 +66,7 @@ func serveChild(cfg string) int {
 
 // attachChild attaches, says so, and calls hang until it is killed.
 func attachChild(addr string) int {
-	s, err := remote.Attach(context.Background(), addr, remote.AttachOptions{})
+	s, err := remote.Attach(context.Background(), addr, remote.AttachOptions{Listen: os.Getenv(envListen)})
 	if err != nil {
 		fmt.Println("attach:", err)
 		return 1

@@ -46,8 +46,17 @@ func (m member) tokenFile(t *testing.T) string {
 // directory of the test (MCPRT_SHARED_DIR, set for this process too).
 func startMember(t *testing.T, extra map[string]any) member {
 	t.Helper()
+	return startMemberWith(t, extra, nil, nil)
+}
+
+// startMemberWith is startMember with its own servers (nil: the test
+// server as "ts") and extra environment.
+func startMemberWith(t *testing.T, extra map[string]any, servers map[string]any, env map[string]string) member {
+	t.Helper()
 	dir := t.TempDir()
-	servers := map[string]any{"ts": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}}
+	if servers == nil {
+		servers = map[string]any{"ts": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}}
+	}
 	for k, v := range extra {
 		servers[k] = v
 	}
@@ -57,7 +66,11 @@ func startMember(t *testing.T, extra map[string]any) member {
 		t.Fatal(err)
 	}
 	tokens := filepath.Join(dir, "tokens")
-	addr, p := testenv.StartSelf(t, map[string]string{envServeConfig: cfg, remote.EnvTokenDir: tokens})
+	childEnv := map[string]string{envServeConfig: cfg, remote.EnvTokenDir: tokens}
+	for k, v := range env {
+		childEnv[k] = v
+	}
+	addr, p := testenv.StartSelf(t, childEnv)
 	return member{addr: addr, tokens: tokens, proc: p}
 }
 

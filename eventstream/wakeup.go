@@ -3,6 +3,8 @@ package eventstream
 import (
 	"strconv"
 	"strings"
+
+	"github.com/mcprt/mcprt/messages"
 )
 
 // The host message kinds and the delivery mode of wakeups.
@@ -196,4 +198,37 @@ func (f format[T]) text(items []Encoded[T], size, dropped int) string {
 	b.WriteString(strconv.Itoa(dropped))
 	b.WriteByte('}')
 	return b.String()
+}
+
+// EventsWakeup is the events wakeup of items (each prepared again, as
+// PrepareEvent does) with dropped told as dropped_events: what Fire would
+// have made of a batch holding only them. A shared runtime splits one
+// batch among the sessions owning its subscriptions with it.
+func EventsWakeup(items []*EventItem, dropped int) (messages.HostMessage, error) {
+	return wakeupOf(eventsFormat, items, PrepareEvent, dropped)
+}
+
+// StatusWakeup is EventsWakeup for status items (mcp-events-status).
+func StatusWakeup(items []Snapshot, dropped int) (messages.HostMessage, error) {
+	return wakeupOf(statusFormat, items, PrepareStatus, dropped)
+}
+
+func wakeupOf[T any](f format[T], items []T, prepare func(T) (Encoded[T], error), dropped int) (messages.HostMessage, error) {
+	enc := make([]Encoded[T], 0, len(items))
+	size := 0
+	for _, it := range items {
+		e, err := prepare(it)
+		if err != nil {
+			return messages.HostMessage{}, err
+		}
+		enc = append(enc, e)
+		size += e.Size
+	}
+	return messages.HostMessage{
+		Kind:        f.kind,
+		Text:        f.text(enc, size, dropped),
+		Details:     f.details(items, dropped),
+		TriggerTurn: true,
+		DeliverAs:   DeliverAs,
+	}, nil
 }

@@ -189,3 +189,50 @@ func FuzzEventItemJSON(f *testing.F) {
 		}
 	})
 }
+
+// A wakeup rebuilt from a part of a batch (a shared runtime splitting it
+// among sessions) reads as the batch of that part would: same text, same
+// details, a long event's preview kept as it was.
+func TestWakeupOfAPart(t *testing.T) {
+	long := Event{EventID: "e2", Name: "n", Timestamp: "t", Data: json.RawMessage(`"` + strings.Repeat("y", MaxEventChars) + `"`)}
+	var items []*EventItem
+	for _, it := range []*EventItem{
+		{SubscriptionID: "a", Server: "demo", Event: Event{EventID: "e1", Name: "n", Timestamp: "t", Data: json.RawMessage(`{"k":1}`)}},
+		{SubscriptionID: "b", Server: "demo", Event: long},
+	} {
+		e, err := PrepareEvent(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, e.Item) // the long one's is its shortened copy
+	}
+	b2 := NewEventBatcher(BatchLimits{})
+	arm := b2.Add(mustPrepare(t, items[1]))
+	want, ok := b2.Fire(arm[0].(Arm).Token)
+	if !ok {
+		t.Fatal("no wakeup")
+	}
+	got, err := EventsWakeup(items[1:], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text != want.Text || got.Kind != want.Kind || !got.TriggerTurn || got.DeliverAs != want.DeliverAs {
+		t.Fatalf("part's wakeup\n got  %+v\n want %+v", got, want)
+	}
+	if strings.Contains(got.Text, `"subscription_id":"a"`) || !strings.Contains(got.Text, `"truncated":true`) {
+		t.Fatalf("part's wakeup text %s", got.Text)
+	}
+	st, err := StatusWakeup([]Snapshot{{ID: "s", Server: "demo", Name: "n", Arguments: json.RawMessage(`{}`), Status: StateActive}}, 2)
+	if err != nil || st.Kind != KindStatus || !strings.HasSuffix(st.Text, `"dropped_statuses":2}`) {
+		t.Fatalf("status part %+v %v", st, err)
+	}
+}
+
+func mustPrepare(t *testing.T, it *EventItem) Encoded[*EventItem] {
+	t.Helper()
+	e, err := PrepareEvent(it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/eventstream"
-	"github.com/asynkron/protoactor-go/remote"
 
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/clock"
@@ -22,6 +20,11 @@ type AttachOptions struct {
 	// Host receives the session's deliveries (its own subscriptions'
 	// wakeups) and the shared runtime's notices; nil drops them.
 	Host mcprt.Host
+	// Client answers what servers ask while this session uses them
+	// (roots, elicitation, sampling), for what the member lets servers
+	// ask (ServeOptions.Asks); docs/shared.md says which session is asked.
+	// Its Progress hook is not used.
+	Client mcprt.ClientHooks
 	// TokenFile is the serving member's token (default
 	// DefaultTokenFile(addr)).
 	TokenFile string
@@ -36,6 +39,9 @@ type AttachOptions struct {
 	Clock clock.Clock
 	// Logger receives diagnostics (default: silent).
 	Logger *slog.Logger
+
+	// member marks a member's session on a peer (peers.go).
+	member bool
 }
 
 // Session is an attached session: the host-facing API of a Runtime whose
@@ -49,10 +55,16 @@ type Session struct {
 	hb     time.Duration
 	host   mcprt.Host
 	hostMu sync.Mutex // serialises calls into host
+	client mcprt.ClientHooks
+
+	// ctx ends at Close: the hooks answering questions watch it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	asking sync.WaitGroup // the hooks answering questions
 
 	self    *actor.PID // this process's receiver
 	session *actor.PID // the session actor on the member
-	esub    *eventstream.Subscription
+	link    *link      // this session's stream to the member (link.go)
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
@@ -60,6 +72,10 @@ type Session struct {
 	pending map[uint64]chan *replyMsg
 	gone    *messages.Error // set once the member is gone or the session closed
 	timer   clock.Timer
+	heard   time.Time     // when the member was last heard from
+	silence time.Duration // the member is taken for gone after this long unheard
+	// askCancels withdraw the questions being answered, by id.
+	askCancels map[uint64]context.CancelFunc
 
 	attached chan *attachedMsg
 	once     sync.Once
@@ -100,20 +116,23 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{addr: addr, n: n, clock: clock.Or(opts.Clock), logger: logger, hb: opts.Heartbeat, host: opts.Host,
-		pending: map[uint64]chan *replyMsg{}, attached: make(chan *attachedMsg, 1)}
+	s := &Session{addr: addr, n: n, clock: clock.Or(opts.Clock), logger: logger, hb: opts.Heartbeat, host: opts.Host, client: opts.Client,
+		pending: map[uint64]chan *replyMsg{}, attached: make(chan *attachedMsg, 1), askCancels: map[uint64]context.CancelFunc{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.self, err = n.sys.Root.SpawnNamed(inlineProps(func() actor.Actor { return &receiver{s: s} }), "mcprt-session")
 	if err != nil {
 		n.stop()
 		return nil, fmt.Errorf("remote: %w", err)
 	}
-	s.esub = n.sys.EventStream.Subscribe(func(ev any) {
-		if t, ok := ev.(*remote.EndpointTerminatedEvent); ok && t.Address == addr {
-			s.fail(messages.Errorf(messages.KindDisconnected, "", "the shared runtime at %s is gone (its connection ended)", addr))
-		}
+	s.link, err = dialLink(pctx, n, addr, token, func(error) {
+		s.fail(messages.Errorf(messages.KindDisconnected, "", "the shared runtime at %s is gone (its connection ended)", addr))
 	})
+	if err != nil {
+		s.stop()
+		return nil, err
+	}
 	nonce := strconv.FormatUint(uint64(time.Duration(s.clock.Now().UnixNano())), 36)
-	if err := n.send(actor.NewPID(addr, GatewayName), &attachMsg{Client: refOf(s.self), Nonce: nonce}); err != nil {
+	if err := s.link.send(actor.NewPID(addr, GatewayName), &attachMsg{Client: refOf(s.self), Nonce: nonce, Member: opts.member}); err != nil {
 		s.stop()
 		return nil, err
 	}
@@ -124,10 +143,14 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 			return nil, a.Err.toError()
 		}
 		s.session = a.Session.pid()
+		s.mu.Lock()
+		s.silence = time.Duration(a.Timeout) * time.Millisecond
+		s.mu.Unlock()
 	case <-pctx.Done():
 		s.stop()
 		return nil, fmt.Errorf("remote: the shared runtime at %s did not answer the attach in time", addr)
 	}
+	s.heardNow()
 	s.mu.Lock()
 	s.armLocked()
 	s.mu.Unlock()
@@ -137,17 +160,39 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 // attachTimeout bounds the preflight and the attach.
 const attachTimeout = 15 * time.Second
 
-// armLocked schedules the next heartbeat. s.mu is held.
+// linkLinger bounds how long Close waits for the member to take the
+// session's last messages (the detach) before it closes the connection.
+const linkLinger = time.Second
+
+// armLocked schedules the next heartbeat. s.mu is held. The member
+// answers every heartbeat, so a member heard from by no message for its
+// own session timeout (hung, or partitioned away: no connection ends) is
+// taken for gone, as it takes a silent session.
 func (s *Session) armLocked() {
 	if s.gone != nil {
 		return
 	}
 	s.timer = s.clock.AfterFunc(s.hb, func() {
-		_ = s.n.send(s.session, heartbeatMsg{})
+		s.mu.Lock()
+		quiet, limit := s.clock.Now().Sub(s.heard), s.silence
+		s.mu.Unlock()
+		if limit > 0 && quiet >= limit {
+			s.fail(messages.Errorf(messages.KindDisconnected, "", "the shared runtime at %s stopped answering (nothing heard for %s)", s.addr, quiet.Round(time.Millisecond)))
+			return
+		}
+		_ = s.link.send(s.session, heartbeatMsg{})
 		s.mu.Lock()
 		s.armLocked()
 		s.mu.Unlock()
 	})
+}
+
+// heardNow notes that the member was heard from.
+func (s *Session) heardNow() {
+	now := s.clock.Now()
+	s.mu.Lock()
+	s.heard = now
+	s.mu.Unlock()
 }
 
 // request sends one operation and waits for its reply; the caller's
@@ -164,7 +209,7 @@ func (s *Session) request(ctx context.Context, op, name string, args []byte) ([]
 	id := s.next
 	s.pending[id] = ch
 	s.mu.Unlock()
-	if err := s.n.send(s.session, &requestMsg{ID: id, Op: op, Name: name, Args: args}); err != nil {
+	if err := s.link.send(s.session, &requestMsg{ID: id, Op: op, Name: name, Args: args}); err != nil {
 		s.drop(id)
 		return nil, messages.AsError(err, messages.KindInternal, "")
 	}
@@ -176,7 +221,7 @@ func (s *Session) request(ctx context.Context, op, name string, args []byte) ([]
 		return r.Result, nil
 	case <-ctx.Done():
 		s.drop(id)
-		_ = s.n.send(s.session, &cancelMsg{ID: id})
+		_ = s.link.send(s.session, &cancelMsg{ID: id})
 		return nil, messages.Errorf(messages.KindAborted, "", "the call was cancelled")
 	}
 }
@@ -213,9 +258,17 @@ func (s *Session) fail(err *messages.Error) {
 	pending := s.pending
 	s.pending = map[uint64]chan *replyMsg{}
 	s.mu.Unlock()
+	s.cancel() // the hooks answering questions: nobody waits for them now
 	for id, ch := range pending {
 		ch <- &replyMsg{ID: id, Err: toWireErr(err)}
 	}
+}
+
+// alive reports whether the session still reaches its member.
+func (s *Session) alive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gone == nil
 }
 
 // Close detaches: the member ends this session (its calls are cancelled,
@@ -227,7 +280,7 @@ func (s *Session) Close() error {
 		wasGone := s.gone != nil
 		s.mu.Unlock()
 		if !wasGone && s.session != nil {
-			_ = s.n.send(s.session, detachMsg{})
+			_ = s.link.send(s.session, detachMsg{})
 		}
 		s.fail(messages.Errorf(messages.KindShutdown, "", "the session is closed"))
 		s.stop()
@@ -236,8 +289,10 @@ func (s *Session) Close() error {
 }
 
 func (s *Session) stop() {
-	if s.esub != nil {
-		s.n.sys.EventStream.Unsubscribe(s.esub)
+	s.cancel()
+	s.asking.Wait()
+	if s.link != nil {
+		s.link.close(s.clock, linkLinger)
 	}
 	// Let the detach leave before the connection closes.
 	if s.self != nil {
@@ -252,7 +307,11 @@ type receiver struct{ s *Session }
 
 func (r *receiver) Receive(ctx actor.Context) {
 	s := r.s
-	switch m := wireMessage(ctx.Message(), s.logger).(type) {
+	msg := wireMessage(ctx.Message(), s.logger)
+	if msg != nil {
+		s.heardNow()
+	}
+	switch m := msg.(type) {
 	case *attachedMsg:
 		select {
 		case s.attached <- m:
@@ -268,6 +327,10 @@ func (r *receiver) Receive(ctx actor.Context) {
 		s.callHost(func(h mcprt.Host) { h.Deliver(context.Background(), m.Message) })
 	case *notifyMsg:
 		s.callHost(func(h mcprt.Host) { h.Notify(context.Background(), m.Notice) })
+	case *askMsg:
+		s.serveAsk(m)
+	case *askCancelMsg:
+		s.withdrawAsk(m.ID)
 	}
 }
 

@@ -16,10 +16,21 @@
 // wire can make the serving runtime start anything its configuration does
 // not name.
 //
-// Concurrency: the gateway and session actors never block; a tool call
-// runs on a goroutine of its own that posts its result back to its session
-// actor. Server.Close and Session.Close wait for every goroutine they
-// started. Timers (heartbeats, the session timeout) go through the
-// injected clock. The design, its bounds and what is not done yet:
-// docs/shared.md.
+// Each side writes its hot messages on a gRPC stream of its own to the
+// other's protoactor endpoint (link.go, server_links.go); a member with
+// peers forwards requests for their servers (peers.go); a server's
+// questions go to one session (asks.go, router_pick.go); events wakeups
+// are split per session (router.go).
+//
+// Concurrency: the gateway and session actors run inline on the goroutine
+// that posts to them and never wait, except a session actor writing to
+// its own session's stream (a session that stops reading blocks only its
+// actor, until its timeout aborts the write). A tool call runs on a pool
+// goroutine (pool.go) that posts its result back to its session actor;
+// deliveries and notices reach session actors through the pool too, never
+// inline from the runtime's actors. Each stream has one goroutine reading
+// its end. Server.Close and Session.Close wait for every goroutine they
+// started (the pool's, the calls', the streams'). Timers (heartbeats, the
+// session timeout) go through the injected clock. The design, its bounds
+// and what is not done yet: docs/shared.md.
 package remote

@@ -45,9 +45,16 @@ type connectArgs struct {
 	Fresh  bool   `json:"fresh"`
 }
 
-// execute runs one request against the shared runtime. sub is the
-// subscription an mcp_events subscribe made, so the session owns it.
-func (s *Server) execute(ctx context.Context, m *requestMsg) (result json.RawMessage, sub string, err error) {
+// execute runs one request against the shared runtime, or forwards it to
+// the peer running the server it names (peers.go; never a request of
+// another member). sub is the subscription an mcp_events subscribe made,
+// so the session owns it.
+func (s *Server) execute(ctx context.Context, m *requestMsg, fromMember bool) (result json.RawMessage, sub string, err error) {
+	if !fromMember {
+		if b, sub, handled, err := s.forward(ctx, m); handled {
+			return b, sub, err
+		}
+	}
 	rt := s.rt
 	var out any
 	switch m.Op {

@@ -34,7 +34,7 @@ type rig struct {
 	srv *Server
 }
 
-func newRig(t *testing.T, servers map[string]config.Server, opts ServeOptions) *rig {
+func newRig(t testing.TB, servers map[string]config.Server, opts ServeOptions) *rig {
 	t.Helper()
 	if opts.TokenFile == "" {
 		opts.TokenFile = filepath.Join(t.TempDir(), "member.token")
@@ -66,7 +66,7 @@ func (r *rig) attach(t *testing.T, opts AttachOptions) *Session {
 	return s
 }
 
-func testServer(t *testing.T, extraEnv map[string]string) config.Server {
+func testServer(t testing.TB, extraEnv map[string]string) config.Server {
 	env := testenv.TestServerEnv("--stdio")
 	for k, v := range extraEnv {
 		env[k] = v

@@ -2,28 +2,35 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/messages"
 )
 
 // router is the shared runtime's Host: it hands every delivery to the
 // sessions it concerns and every notice to every session.
 //
-// The rule for a delivery (an events wakeup): it goes to the sessions
-// that own a subscription it names (a session owns the subscriptions its
-// own mcp_events subscribe calls made); one that names none it knows goes
-// to every session. A wakeup that batches events of two sessions'
-// subscriptions reaches both whole (per-session batchers are not done:
-// docs/shared.md).
+// A subscription belongs to the sessions whose mcp_events subscribe made
+// or reused it (the runtime reuses a live subscription of the same
+// server, event and canonical arguments: the events stream is shared).
+// An events or status wakeup is split by subscription: each owning
+// session gets a wakeup of its own holding only its subscriptions' items
+// (the batch's dropped count goes to every session that gets a part). An
+// item of a subscription no session owns, and a delivery that is not a
+// wakeup, go to every session.
 type router struct {
 	mu sync.Mutex
 	// The fields below are guarded by mu.
-	sessions map[string]sessionEntry // by session actor id
-	owners   map[string]*actor.PID   // subscription id → its session actor
+	sessions map[string]sessionEntry          // by session actor id
+	owners   map[string]map[string]*actor.PID // subscription id → its sessions (by actor id)
+	order    []string                         // session actor ids in attach order
+	flights  map[string]map[uint64]flight     // session actor id → its calls in flight (router_pick.go)
+	lastUse  map[string]string                // server → the session whose call last named it
+	seq      uint64                           // orders the calls
 
 	send func(pid *actor.PID, m any) // set by Serve
 }
@@ -34,31 +41,52 @@ type sessionEntry struct {
 }
 
 func newRouter() *router {
-	return &router{sessions: map[string]sessionEntry{}, owners: map[string]*actor.PID{}}
+	return &router{sessions: map[string]sessionEntry{}, owners: map[string]map[string]*actor.PID{},
+		flights: map[string]map[uint64]flight{}, lastUse: map[string]string{}}
 }
 
 func (r *router) add(pid *actor.PID, client string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sessions[pid.Id] = sessionEntry{pid: pid, client: client}
+	r.order = append(r.order, pid.Id)
 }
 
-// remove forgets a session and the subscriptions it owned.
+// remove forgets a session (its subscriptions are released one by one
+// by its actor first).
 func (r *router) remove(pid *actor.PID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.sessions, pid.Id)
-	for id, p := range r.owners {
-		if p.Id == pid.Id {
-			delete(r.owners, id)
-		}
-	}
+	delete(r.flights, pid.Id)
+	r.order = slices.DeleteFunc(r.order, func(id string) bool { return id == pid.Id })
 }
 
+// own records that pid's session owns sub too.
 func (r *router) own(sub string, pid *actor.PID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.owners[sub] = pid
+	if r.owners[sub] == nil {
+		r.owners[sub] = map[string]*actor.PID{}
+	}
+	r.owners[sub][pid.Id] = pid
+}
+
+// release ends pid's share of sub; last reports that no session owns it
+// any more (the runtime's subscription is then to be ended).
+func (r *router) release(sub string, pid *actor.PID) (last bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	set, ok := r.owners[sub]
+	if !ok {
+		return false
+	}
+	delete(set, pid.Id)
+	if len(set) > 0 {
+		return false
+	}
+	delete(r.owners, sub)
+	return true
 }
 
 func (r *router) count() int {
@@ -67,12 +95,17 @@ func (r *router) count() int {
 	return len(r.sessions)
 }
 
+// all returns every session, in attach order.
 func (r *router) all() []*actor.PID {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]*actor.PID, 0, len(r.sessions))
-	for _, e := range r.sessions {
-		out = append(out, e.pid)
+	return r.allLocked()
+}
+
+func (r *router) allLocked() []*actor.PID {
+	out := make([]*actor.PID, 0, len(r.order))
+	for _, id := range r.order {
+		out = append(out, r.sessions[id].pid)
 	}
 	return out
 }
@@ -90,32 +123,77 @@ func (r *router) sessionsAt(address string) []*actor.PID {
 	return out
 }
 
-// targets returns the sessions a delivery naming subs goes to.
-func (r *router) targets(subs []string) []*actor.PID {
-	r.mu.Lock()
-	seen := map[string]bool{}
-	var out []*actor.PID
-	for _, id := range subs {
-		if p, ok := r.owners[id]; ok && !seen[p.Id] {
-			seen[p.Id] = true
-			out = append(out, p)
-		}
-	}
-	r.mu.Unlock()
-	if len(out) == 0 {
-		return r.all()
-	}
-	return out
-}
-
-// Deliver routes an events wakeup (see router).
+// Deliver routes a wakeup (see router).
 func (r *router) Deliver(_ context.Context, m messages.HostMessage) {
 	if r.send == nil {
 		return
 	}
-	for _, pid := range r.targets(subscriptionIDs(m.Details)) {
-		r.send(pid, routed{deliver: &deliverMsg{Message: m}})
+	var parts []part
+	switch d := m.Details.(type) {
+	case eventstream.EventsDetails:
+		parts = r.split(len(d.Events), func(i int) string { return d.Events[i].SubscriptionID }, d.DroppedEvents,
+			func(idx []int, dropped int) (messages.HostMessage, error) {
+				items := make([]*eventstream.EventItem, len(idx))
+				for j, i := range idx {
+					items[j] = d.Events[i]
+				}
+				return eventstream.EventsWakeup(items, dropped)
+			})
+	case eventstream.StatusDetails:
+		parts = r.split(len(d.Subscriptions), func(i int) string { return d.Subscriptions[i].ID }, d.DroppedStatuses,
+			func(idx []int, dropped int) (messages.HostMessage, error) {
+				items := make([]eventstream.Snapshot, len(idx))
+				for j, i := range idx {
+					items[j] = d.Subscriptions[i]
+				}
+				return eventstream.StatusWakeup(items, dropped)
+			})
+	default:
+		for _, pid := range r.all() {
+			parts = append(parts, part{pid: pid, m: m})
+		}
 	}
+	for _, p := range parts {
+		r.send(p.pid, routed{deliver: &deliverMsg{Message: p.m}})
+	}
+}
+
+// part is one session's share of a wakeup.
+type part struct {
+	pid *actor.PID
+	m   messages.HostMessage
+}
+
+// split groups n items by the sessions owning their subscriptions (an
+// item nobody owns goes to every session) and builds each session's
+// wakeup with build; the batch's drops go to every session with a part
+// (to every session when the batch has no item).
+func (r *router) split(n int, sub func(int) string, dropped int, build func(idx []int, dropped int) (messages.HostMessage, error)) []part {
+	r.mu.Lock()
+	all := r.allLocked()
+	byID := map[string][]int{}
+	for i := 0; i < n; i++ {
+		set, owned := r.owners[sub(i)]
+		for _, pid := range all {
+			if !owned || set[pid.Id] != nil {
+				byID[pid.Id] = append(byID[pid.Id], i)
+			}
+		}
+	}
+	r.mu.Unlock()
+	var out []part
+	for _, pid := range all { // attach order: deterministic
+		idx := byID[pid.Id]
+		if len(idx) == 0 && (n > 0 || dropped == 0) {
+			continue
+		}
+		m, err := build(idx, dropped)
+		if err != nil {
+			continue // the runtime encoded these items already: cannot fail
+		}
+		out = append(out, part{pid: pid, m: m})
+	}
+	return out
 }
 
 // Notify hands a notice to every session.
@@ -132,46 +210,4 @@ func (r *router) Notify(_ context.Context, n messages.Notice) {
 type routed struct {
 	deliver *deliverMsg
 	notify  *notifyMsg
-}
-
-// subscriptionIDs finds the subscriptions a wakeup's details name: every
-// "subscription_id" (an event item's), and the "id" of every entry of a
-// "subscriptions" list (a status wakeup's snapshots).
-func subscriptionIDs(details any) []string {
-	b, err := json.Marshal(details)
-	if err != nil {
-		return nil
-	}
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return nil
-	}
-	var out []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if s, ok := e.(string); ok && k == "subscription_id" {
-					out = append(out, s)
-				}
-				if list, ok := e.([]any); ok && k == "subscriptions" {
-					for _, it := range list {
-						if m, ok := it.(map[string]any); ok {
-							if s, ok := m["id"].(string); ok {
-								out = append(out, s)
-							}
-						}
-					}
-				}
-				walk(e)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	walk(v)
-	return out
 }

@@ -28,6 +28,10 @@ const GatewayName = "mcprt-gateway"
 // its connection ends (protoactor's endpoint terminated event).
 const DefaultSessionTimeout = 5 * time.Second
 
+// maxIdleWorkers bounds the call goroutines kept waiting for the next
+// call (pool.go).
+const maxIdleWorkers = 32
+
 // DefaultHeartbeat is how often an attached session says it is alive.
 const DefaultHeartbeat = time.Second
 
@@ -46,6 +50,12 @@ type ServeOptions struct {
 	Clock clock.Clock
 	// Logger receives diagnostics (default: silent).
 	Logger *slog.Logger
+	// Asks are what servers may ask the sessions (ClientHooks; default:
+	// nothing).
+	Asks Asks
+	// Peers are other members whose servers this member's sessions may
+	// use by name (peers.go).
+	Peers []Peer
 }
 
 // Server is a serving member: the runtime it shares, the remote actor
@@ -62,9 +72,14 @@ type Server struct {
 	token   string
 	file    string
 	sub     *eventSub
+	asks    asks
 
-	calls sync.WaitGroup // every call goroutine of every session
-	once  sync.Once
+	calls    sync.WaitGroup // every call goroutine of every session
+	pool     *pool          // runs the calls (its workers count in calls)
+	peers    []*peerLink    // this member's sessions on its peers
+	peerSubs peerSubs       // subscriptions that live on a peer (peers_events.go)
+	links    serverLinks    // streams to the session processes (server_links.go)
+	once     sync.Once
 }
 
 // eventSub is the endpoint-terminated subscription of a node.
@@ -73,7 +88,8 @@ type eventSub struct {
 }
 
 // NewServer makes a Server that is not serving yet: pass Host() to
-// mcprt.Start as Options.Host, then Serve the runtime. Deliveries and
+// mcprt.Start as Options.Host (and ClientHooks() as Options.Client), then
+// Serve the runtime. Deliveries and
 // notices of the runtime go to the sessions (router.go).
 func NewServer(opts ServeOptions) *Server {
 	if opts.Listen == "" {
@@ -86,7 +102,13 @@ func NewServer(opts ServeOptions) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter()}
+	s := &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter(),
+		asks: asks{waiting: map[uint64]chan *answerMsg{}, urls: map[string]*actor.PID{}}}
+	s.pool = newPool(maxIdleWorkers, &s.calls)
+	for _, p := range opts.Peers {
+		s.peers = append(s.peers, &peerLink{peer: p})
+	}
+	return s
 }
 
 // Host is the mcprt.Host to start the shared runtime with.
@@ -120,7 +142,9 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		n.stop()
 		return err
 	}
-	s.router.send = func(pid *actor.PID, m any) { n.sys.Root.Send(pid, m) }
+	// Deliveries and notices reach session actors on a pool goroutine, not
+	// inline on the runtime's actor that made them (server_links.go).
+	s.router.send = func(pid *actor.PID, m any) { s.pool.run(func() { n.sys.Root.Send(pid, m) }) }
 	props := inlineProps(func() actor.Actor { return &gatewayActor{srv: s} })
 	s.gateway, err = n.sys.Root.SpawnNamed(props, GatewayName)
 	if err != nil {
@@ -163,7 +187,12 @@ func (s *Server) Close() error {
 		for _, pid := range s.router.all() {
 			_ = s.n.sys.Root.StopFuture(pid).Wait()
 		}
+		s.pool.close()
 		s.calls.Wait()
+		s.closeLinks()
+		for _, p := range s.peers {
+			p.close()
+		}
 		s.n.stop()
 		if s.file != "" {
 			if rerr := os.Remove(s.file); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
@@ -191,7 +220,7 @@ func (g *gatewayActor) Receive(ctx actor.Context) {
 		return // nowhere to answer
 	}
 	g.next++
-	sa := &sessionActor{srv: s, client: client, calls: map[uint64]context.CancelFunc{}, subs: map[string]bool{}}
+	sa := &sessionActor{srv: s, client: client, member: m.Member, calls: map[uint64]context.CancelFunc{}, subs: map[string]bool{}, asks: map[uint64]bool{}}
 	pid, err := ctx.SpawnNamed(inlineProps(func() actor.Actor { return sa }), fmt.Sprintf("session-%d", g.next))
 	reply := &attachedMsg{Nonce: m.Nonce, Timeout: durationMs(s.opts.SessionTimeout / time.Millisecond)}
 	if err != nil {
@@ -201,7 +230,7 @@ func (g *gatewayActor) Receive(ctx actor.Context) {
 		s.router.add(pid, client.Address)
 		s.logger.Info("session attached", "session", pid.Id, "client", client.Address)
 	}
-	if err := s.n.send(client, reply); err != nil {
+	if err := s.sendTo(client, reply); err != nil {
 		s.logger.Warn("remote: answering an attach", "err", err)
 	}
 }

@@ -2,7 +2,7 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -21,13 +21,22 @@ type sessionActor struct {
 	srv    *Server
 	client *actor.PID
 	self   *actor.PID
+	member bool // another member's session: nothing is forwarded for it
 
 	calls map[uint64]context.CancelFunc // by request id
-	subs  map[string]bool               // subscription ids it made
+	subs  map[string]bool               // subscription ids it owns
+	asks  map[uint64]bool               // questions put to the session, unanswered
 
 	timer clock.Timer
 	beat  uint64 // the live timer's token
-	ended bool
+	// beatNow is beat, for the timer's own goroutine. When the timer
+	// finds the session silent for its timeout it sets expiring: from then
+	// on this actor writes to the session through protoactor's writer,
+	// which never blocks, and a write blocked on the session's stream now
+	// is aborted (server_links.go).
+	beatNow  atomic.Uint64
+	expiring atomic.Bool
+	ended    bool
 }
 
 // Local messages of a session actor.
@@ -64,12 +73,21 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	case sessionEnd:
 		a.end(ctx, m.why, true)
 		return
+	case askOut:
+		a.askOut(m)
+		return
 	case routed:
 		if !a.ended {
+			// Through protoactor's own writer: a delivery never waits
+			// on a session's stream.
+			var err error
 			if m.deliver != nil {
-				a.reply(m.deliver)
+				err = a.srv.n.send(a.client, m.deliver)
 			} else {
-				a.reply(m.notify)
+				err = a.srv.n.send(a.client, m.notify)
+			}
+			if err != nil {
+				a.srv.logger.Warn("remote: delivering to a session", "err", err)
 			}
 		}
 		return
@@ -85,8 +103,15 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	case *cancelMsg:
 		if cancel, ok := a.calls[m.ID]; ok {
 			cancel()
+			a.srv.router.finish(a.self, m.ID)
+		}
+	case *answerMsg:
+		if a.asks[m.ID] { // only what was asked of this session
+			delete(a.asks, m.ID)
+			a.srv.answered(m)
 		}
 	case heartbeatMsg:
+		a.reply(heartbeatMsg{}) // the session's sign that this member lives
 	case detachMsg:
 		a.end(ctx, "it detached", true)
 	}
@@ -98,36 +123,56 @@ func (a *sessionActor) arm(ctx actor.Context) {
 		a.timer.Stop()
 	}
 	a.beat++
-	beat, self, sys := a.beat, ctx.Self(), ctx.ActorSystem()
-	a.timer = a.srv.clock.AfterFunc(a.srv.opts.SessionTimeout, func() { sys.Root.Send(self, expired{beat: beat}) })
+	a.beatNow.Store(a.beat)
+	a.expiring.Store(false)
+	beat, self, sys, srv, addr := a.beat, ctx.Self(), ctx.ActorSystem(), a.srv, a.client.Address
+	a.timer = a.srv.clock.AfterFunc(a.srv.opts.SessionTimeout, func() {
+		if a.beatNow.Load() == beat {
+			a.expiring.Store(true)
+			srv.abortLink(addr)
+		}
+		sys.Root.Send(self, expired{beat: beat})
+	})
 }
 
-// start runs one request on a goroutine of its own (a tool call blocks);
-// its outcome comes back as callDone.
+// start runs one request on a goroutine of the member's pool (a tool call
+// blocks); its outcome comes back as callDone.
 func (a *sessionActor) start(m *requestMsg) {
 	if _, dup := a.calls[m.ID]; dup {
 		a.reply(&replyMsg{ID: m.ID, Err: toWireErr(messages.Errorf(messages.KindInvalidArgs, "", "request id %d is already in flight", m.ID))})
 		return
 	}
+	handled, own := a.intercept(m)
+	if handled {
+		return
+	}
 	cctx, cancel := context.WithCancel(ctxBackground)
 	a.calls[m.ID] = cancel
-	srv, self := a.srv, a.self
-	srv.calls.Add(1)
-	go func() {
-		defer srv.calls.Done()
+	if server, counts := requestServer(m); counts {
+		a.srv.router.begin(a.self, m.ID, server)
+	}
+	srv, self, member := a.srv, a.self, a.member
+	ran := srv.pool.run(func() {
 		defer cancel()
-		result, sub, err := srv.execute(cctx, m)
+		result, sub, err := srv.execute(cctx, m, member)
+		if own != nil && err == nil {
+			result = onlyOwn(result, own)
+		}
 		srv.n.sys.Root.Send(self, callDone{id: m.ID, sub: sub, reply: &replyMsg{ID: m.ID, Result: result, Err: toWireErr(err)}})
-	}()
+	})
+	if !ran { // the member is closing: Close answers the session
+		cancel()
+	}
 }
 
 func (a *sessionActor) done(m callDone) {
 	delete(a.calls, m.id)
-	if m.sub != "" {
+	a.srv.router.finish(a.self, m.id)
+	if m.sub != "" && !a.subs[m.sub] {
 		a.subs[m.sub] = true
 		a.srv.router.own(m.sub, a.self)
 		if a.ended {
-			a.unsubscribe(m.sub)
+			a.release(m.sub)
 			return
 		}
 	}
@@ -154,8 +199,11 @@ func (a *sessionActor) end(ctx actor.Context, why string, stop bool) {
 		a.reply(&replyMsg{ID: id, Err: ended})
 	}
 	a.reply(&endedMsg{Err: ended})
+	for id := range a.asks {
+		a.srv.answered(&answerMsg{ID: id, Err: ended})
+	}
 	for sub := range a.subs {
-		a.unsubscribe(sub)
+		a.release(sub)
 	}
 	a.srv.router.remove(a.self)
 	if stop {
@@ -163,22 +211,53 @@ func (a *sessionActor) end(ctx actor.Context, why string, stop bool) {
 	}
 }
 
-// unsubscribe ends one of the session's subscriptions on the runtime.
+// release ends the session's share of a subscription; the runtime's
+// subscription ends with its last owner.
+func (a *sessionActor) release(sub string) {
+	if a.srv.router.release(sub, a.self) {
+		a.unsubscribe(sub)
+	}
+}
+
+// unsubscribe ends a subscription on the runtime.
 func (a *sessionActor) unsubscribe(sub string) {
 	srv := a.srv
 	srv.calls.Add(1)
 	go func() {
 		defer srv.calls.Done()
-		if t, ok := srv.rt.Tool(eventsTool); ok {
-			args, _ := json.Marshal(map[string]string{"action": "unsubscribe", "subscription_id": sub})
-			t.Execute(ctxBackground, args)
-		}
+		srv.endSubscription(sub)
 	}()
 }
 
 // reply sends a wire message to the session's process.
 func (a *sessionActor) reply(m any) {
-	if err := a.srv.n.send(a.client, m); err != nil {
+	send := a.srv.sendTo
+	if a.expiring.Load() {
+		send = a.srv.n.send // never waits on a silent session's stream
+	}
+	if err := send(a.client, m); err != nil {
 		a.srv.logger.Warn("remote: answering a session", "err", err)
 	}
+}
+
+// askOut passes a question (or its withdrawal) to the session; a session
+// that ended answers at once with the error it ended with.
+func (a *sessionActor) askOut(m askOut) {
+	if m.msg == nil {
+		if a.asks[m.cancel] {
+			delete(a.asks, m.cancel)
+			a.reply(&askCancelMsg{ID: m.cancel})
+		}
+		return
+	}
+	if a.ended {
+		if m.msg.ID != 0 {
+			a.srv.answered(&answerMsg{ID: m.msg.ID, Err: toWireErr(messages.Errorf(messages.KindDisconnected, m.msg.Server, "the session asked has ended"))})
+		}
+		return
+	}
+	if m.msg.ID != 0 {
+		a.asks[m.msg.ID] = true
+	}
+	a.reply(m.msg)
 }

@@ -1,8 +1,10 @@
 package remote
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -29,6 +31,9 @@ const (
 	kindDeliver   = "deliver"   // session actor → session (Host.Deliver)
 	kindNotify    = "notify"    // session actor → session (Host.Notify)
 	kindEnded     = "ended"     // session actor → session: it ended the session
+	kindAsk       = "ask"       // session actor → session: a server asks the client (asks.go)
+	kindAskCancel = "askCancel" // session actor → session: the server withdrew its question
+	kindAnswer    = "answer"    // session → its session actor: the answer to an ask
 )
 
 type envelope struct {
@@ -52,6 +57,9 @@ type attachMsg struct {
 	Client pidRef `json:"client"`
 	// Nonce pairs the answer with the question.
 	Nonce string `json:"nonce"`
+	// Member says the session is another member's (peers.go): its
+	// requests are never forwarded again.
+	Member bool `json:"member,omitempty"`
 }
 
 // attachedMsg answers attachMsg: the session actor, or why not.
@@ -99,6 +107,27 @@ type notifyMsg struct {
 // calls in flight were answered with Err, later calls fail with it.
 type endedMsg struct {
 	Err *wireErr `json:"err"`
+}
+
+// askMsg is a server's question for the session's hooks (asks.go).
+type askMsg struct {
+	// ID pairs the answer with the question (0: no answer is wanted).
+	ID     uint64          `json:"id,omitempty"`
+	Kind   string          `json:"kind"`
+	Server string          `json:"server"`
+	Body   json.RawMessage `json:"body,omitempty"`
+}
+
+// askCancelMsg withdraws the question with ID.
+type askCancelMsg struct {
+	ID uint64 `json:"id"`
+}
+
+// answerMsg answers the question with ID: Body, or Err.
+type answerMsg struct {
+	ID   uint64          `json:"id"`
+	Body json.RawMessage `json:"body,omitempty"`
+	Err  *wireErr        `json:"err,omitempty"`
 }
 
 // wireErr is a *messages.Error on the wire: its kind by stable code.
@@ -156,6 +185,12 @@ func kindOf(m any) (string, error) {
 		return kindNotify, nil
 	case *endedMsg:
 		return kindEnded, nil
+	case *askMsg:
+		return kindAsk, nil
+	case *askCancelMsg:
+		return kindAskCancel, nil
+	case *answerMsg:
+		return kindAnswer, nil
 	}
 	return "", fmt.Errorf("remote: %T is not a wire message", m)
 }
@@ -166,32 +201,101 @@ type (
 	detachMsg    struct{}
 )
 
-// encode wraps a wire message for protoactor.
+// encode wraps a wire message for protoactor. The envelope is written by
+// hand around the body's JSON (one encoding, not two), and so is a
+// reply's body around its result (already JSON): a tool call's reply is
+// the hot path (docs/performance.md).
 func encode(m any) (*wrapperspb.BytesValue, error) {
 	kind, err := kindOf(m)
 	if err != nil {
 		return nil, err
 	}
-	env := envelope{Kind: kind}
-	switch m.(type) {
-	case heartbeatMsg, detachMsg:
+	var body []byte
+	r, isReply := m.(*replyMsg)
+	switch {
+	case kind == kindHeartbeat || kind == kindDetach:
+	case isReply && r.Err == nil && len(r.Result) > 0:
+		body = make([]byte, 0, len(r.Result)+32)
+		body = append(body, `{"id":`...)
+		body = strconv.AppendUint(body, r.ID, 10)
+		body = append(body, `,"result":`...)
+		body = append(body, r.Result...)
+		body = append(body, '}')
 	default:
-		if env.Body, err = json.Marshal(m); err != nil {
+		if body, err = json.Marshal(m); err != nil {
 			return nil, fmt.Errorf("remote: encoding %s: %w", kind, err)
 		}
 	}
-	b, err := json.Marshal(env)
-	if err != nil {
-		return nil, err
+	b := make([]byte, 0, len(body)+len(kind)+16)
+	b = append(b, `{"k":"`...)
+	b = append(b, kind...) // kinds are plain ASCII words
+	b = append(b, '"')
+	if body != nil {
+		b = append(b, `,"b":`...)
+		b = append(b, body...)
 	}
+	b = append(b, '}')
 	return wrapperspb.Bytes(b), nil
+}
+
+// splitEnvelope reads the envelope encode writes without decoding its
+// body; ok is false for any other spelling (then it is decoded whole).
+func splitEnvelope(b []byte) (kind string, body []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(`{"k":"`))
+	if !ok {
+		return "", nil, false
+	}
+	i := bytes.IndexByte(rest, '"')
+	if i < 0 || bytes.IndexByte(rest[:i], '\\') >= 0 {
+		return "", nil, false
+	}
+	kind, rest = string(rest[:i]), rest[i+1:]
+	if string(rest) == "}" {
+		return kind, nil, true
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"b":`))
+	if !ok || len(rest) < 2 || rest[len(rest)-1] != '}' {
+		return "", nil, false
+	}
+	return kind, rest[:len(rest)-1], true
+}
+
+// splitReply reads a reply body as encode writes it ({"id":N,"result":R}),
+// leaving R to the caller's decoding; ok is false for any other spelling.
+func splitReply(b []byte) (r *replyMsg, ok bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(`{"id":`))
+	if !ok {
+		return nil, false
+	}
+	i := bytes.IndexByte(rest, ',')
+	if i < 1 {
+		return nil, false
+	}
+	id, err := strconv.ParseUint(string(rest[:i]), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	rest, ok = bytes.CutPrefix(rest[i:], []byte(`,"result":`))
+	if !ok || len(rest) < 2 || rest[len(rest)-1] != '}' {
+		return nil, false
+	}
+	return &replyMsg{ID: id, Result: rest[:len(rest)-1]}, true
 }
 
 // decode unwraps a message protoactor delivered: a wire message, or an
 // error naming what was wrong with it.
 func decode(v *wrapperspb.BytesValue) (any, error) {
 	var env envelope
-	if err := json.Unmarshal(v.GetValue(), &env); err != nil {
+	if kind, body, ok := splitEnvelope(v.GetValue()); ok {
+		env = envelope{Kind: kind, Body: body}
+		if kind == kindReply {
+			// The result is decoded (and so checked) once, by the caller
+			// waiting for it; a result that is not JSON fails there.
+			if r, ok := splitReply(body); ok {
+				return r, nil
+			}
+		}
+	} else if err := json.Unmarshal(v.GetValue(), &env); err != nil {
 		return nil, fmt.Errorf("remote: a message is not a JSON envelope: %w", err)
 	}
 	var m any
@@ -212,6 +316,12 @@ func decode(v *wrapperspb.BytesValue) (any, error) {
 		m = &notifyMsg{}
 	case kindEnded:
 		m = &endedMsg{}
+	case kindAsk:
+		m = &askMsg{}
+	case kindAskCancel:
+		m = &askCancelMsg{}
+	case kindAnswer:
+		m = &answerMsg{}
 	case kindHeartbeat:
 		return heartbeatMsg{}, nil
 	case kindDetach:

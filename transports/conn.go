@@ -247,6 +247,9 @@ func (c *conn) startLine(op messages.Op, st *opState) {
 		return
 	}
 	st.key = req.ID
+	c.mu.Lock()
+	round := st.rounds
+	c.mu.Unlock()
 	st.finish = func(resp *rpcResponse, err error) {
 		if err == nil {
 			c.complete(op, st, c.outcome(op, st, resp, nil, nil))
@@ -271,7 +274,7 @@ func (c *conn) startLine(op messages.Op, st *opState) {
 	case err != nil:
 		st.finish(nil, err)
 	case rest == nil:
-		c.written(op, st, false)
+		c.written(op, st, round, false)
 	default:
 		c.dispatch(func() {
 			defer c.recoverOp(op, st, "request writer")
@@ -279,17 +282,23 @@ func (c *conn) startLine(op messages.Op, st *opState) {
 				st.finish(nil, err)
 				return
 			}
-			c.written(op, st, true)
+			c.written(op, st, round, true)
 		})
 	}
 }
 
 // written records that a request is on the wire and, if it was cancelled
 // meanwhile, completes it as aborted and tells the server (directly when
-// on a worker, else on a goroutine of its own).
-func (c *conn) written(op messages.Op, st *opState, onWorker bool) {
+// on a worker, else on a goroutine of its own). round is st.rounds when
+// the request was sent: if the server's input_required answer was already
+// read and an input round began (mrtr.go), the request is no longer on the
+// wire, and marking it written would make a cancellation look for a
+// response instead of ending the round's wait for the host.
+func (c *conn) written(op messages.Op, st *opState, round int, onWorker bool) {
 	c.mu.Lock()
-	st.written = true
+	if st.rounds == round {
+		st.written = true
+	}
 	aborted := st.aborted
 	c.mu.Unlock()
 	if st.sent != nil {

@@ -18,6 +18,7 @@ import (
 // --attach ADDR.
 func serveCmd(g *globals) *cobra.Command {
 	var listen string
+	var peerAddrs []string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "share this configuration's servers with sessions that attach (runtime --attach ADDR ...)",
@@ -36,7 +37,22 @@ func serveCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			srv := remote.NewServer(remote.ServeOptions{Listen: listen, Logger: o.Logger})
+			// What servers ask goes to the session whose call caused it
+			// (docs/shared.md), answered by that session's --elicitation,
+			// --sampling and --root; sampling is offered only when serve
+			// itself was given --sampling.
+			var peers []remote.Peer
+			for _, p := range peerAddrs {
+				if host, _, err := net.SplitHostPort(p); err != nil || host == "" {
+					return usage("--peer needs host:port, e.g. --peer 127.0.0.1:7374")
+				}
+				peers = append(peers, remote.Peer{Addr: p})
+			}
+			srv := remote.NewServer(remote.ServeOptions{Listen: listen, Logger: o.Logger, Peers: peers,
+				Asks: remote.Asks{Elicit: true, ElicitURL: true, Roots: true, Sample: o.Client.Sample != nil}})
+			hooks := srv.ClientHooks()
+			hooks.Progress = o.Client.Progress
+			o.Client = hooks
 			o.Host = bothHosts{srv.Host(), g.host(o)}
 			rt, err := mcprt.Start(cmd.Context(), o)
 			if err != nil {
@@ -55,6 +71,7 @@ func serveCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on (host:port; loopback unless you name another host)")
+	cmd.Flags().StringArrayVar(&peerAddrs, "peer", nil, "another member (host:port, repeatable) whose servers sessions may use by name; its token file is read from the default place")
 	return cmd
 }
 
@@ -104,7 +121,11 @@ func (g *globals) attachSession(ctx context.Context, host mcprt.Host) (*remote.S
 	if host == nil {
 		host = cliHost{w: g.stderr}
 	}
-	opts := remote.AttachOptions{Host: host}
+	hooks, err := g.clientHooks()
+	if err != nil {
+		return nil, err
+	}
+	opts := remote.AttachOptions{Host: host, Client: hooks}
 	if g.verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

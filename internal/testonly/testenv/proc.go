@@ -21,10 +21,16 @@ const startupWait = 60 * time.Second
 
 // Proc is a peer process started by a test.
 type Proc struct {
+	// Cmd is the started command. Its Wait belongs to Proc (a second Wait
+	// blocks forever in os/exec): wait for the exit with Exited.
 	Cmd    *exec.Cmd
+	exited chan struct{}
 	mu     sync.Mutex
 	output strings.Builder // guarded by mu
 }
+
+// Exited is closed once the process has exited and been reaped.
+func (p *Proc) Exited() <-chan struct{} { return p.exited }
 
 // Output returns what the process wrote so far (stdout and stderr).
 func (p *Proc) Output() string {
@@ -51,8 +57,8 @@ func start(t testing.TB, cmd *exec.Cmd, ready func(line string) bool) (*Proc, st
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", cmd.Path, err)
 	}
-	p := &Proc{Cmd: cmd}
 	exited := make(chan struct{})
+	p := &Proc{Cmd: cmd, exited: exited}
 	go func() {
 		_ = cmd.Wait()
 		pw.Close()
@@ -168,7 +174,15 @@ func StartTestServer(t testing.TB, args string, extra ...string) (string, *Proc)
 // the line "LISTEN <url>" and returns the url. A cleanup kills it.
 func StartSelf(t testing.TB, env map[string]string) (string, *Proc) {
 	t.Helper()
-	cmd := exec.Command(Self(t))
+	return StartSelfUnder(t, nil, env)
+}
+
+// StartSelfUnder is StartSelf run by a wrapper command (prefix, for
+// example "ip netns exec NAME"), which must exec the binary in its place.
+func StartSelfUnder(t testing.TB, prefix []string, env map[string]string) (string, *Proc) {
+	t.Helper()
+	argv := append(append([]string(nil), prefix...), Self(t))
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = os.Environ()
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)

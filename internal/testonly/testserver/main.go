@@ -55,6 +55,8 @@ type config struct {
 	name          string
 	script        string
 
+	clientRequests bool
+
 	events            bool
 	eventsHeartbeatMs int
 	eventsRetention   int
@@ -114,6 +116,9 @@ func Main(args []string) int {
 	if cfg.events {
 		srv.AddTools(eventTools(ev)...)
 	}
+	if cfg.clientRequests {
+		srv.AddTools(clientRequestTools()...)
+	}
 	ctx := context.Background()
 	switch {
 	case cfg.httpAddr != "":
@@ -151,6 +156,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&cfg.instructions, "instructions", "", "server instructions")
 	fs.StringVar(&cfg.name, "name", "testserver", "server name")
 	fs.StringVar(&cfg.script, "script", "", "serve the catalog and answers of this JSON file (Script) instead of the built-in tools")
+	fs.BoolVar(&cfg.clientRequests, "client-requests", false, "add the tools that ask the client (ask_roots, ask_name, ask_roots_later, last_roots)")
 	fs.BoolVar(&cfg.events, "events", false, "add the events tools (events_emit, events_fault, events_arm, events_streams)")
 	fs.IntVar(&cfg.eventsHeartbeatMs, "events-heartbeat-ms", 30000, "heartbeat interval of event streams (0: none)")
 	fs.IntVar(&cfg.eventsRetention, "events-retention", eventsrv.DefaultMaxEvents, "occurrences retained per event type")

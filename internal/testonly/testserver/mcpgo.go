@@ -31,11 +31,12 @@ type mcpgoBackend struct{ srv *server.MCPServer }
 
 // Open registers an mcp-go session and starts its notification pump.
 func (b mcpgoBackend) Open(ctx context.Context, id string, send func([]byte) error) (mcpline.Session, error) {
-	ls := &lineSession{id: id, ch: make(chan mcp.JSONRPCNotification, notificationBuffer)}
+	gone := make(chan struct{})
+	ls := &lineSession{id: id, ch: make(chan mcp.JSONRPCNotification, notificationBuffer), asks: &peerAsks{send: send, gone: gone}}
 	if err := b.srv.RegisterSession(ctx, ls); err != nil {
 		return nil, fmt.Errorf("register session %q: %w", id, err)
 	}
-	s := &mcpgoSession{srv: b.srv, ls: ls, send: send, stop: make(chan struct{}), gone: make(chan struct{})}
+	s := &mcpgoSession{srv: b.srv, ls: ls, send: send, stop: make(chan struct{}), gone: gone}
 	go s.pump()
 	return s, nil
 }
@@ -51,6 +52,9 @@ type mcpgoSession struct {
 // Handle runs mcp-go on one message; for a request, the notifications the
 // handler queued are written before the reply is returned.
 func (s *mcpgoSession) Handle(ctx context.Context, msg []byte, _ http.Header, _ func([]byte) error) []byte {
+	if s.ls.asks.answered(msg) {
+		return nil // the client's answer to the server's own request
+	}
 	resp := s.srv.HandleMessage(s.srv.WithContext(ctx, s.ls), msg)
 	if resp == nil {
 		return nil
@@ -131,6 +135,7 @@ func (s *mcpgoSession) flush() {
 type lineSession struct {
 	id          string
 	ch          chan mcp.JSONRPCNotification
+	asks        *peerAsks // requests to the client (mcpgo_asks.go)
 	initialized atomic.Bool
 
 	mu   sync.Mutex

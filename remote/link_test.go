@@ -1,0 +1,101 @@
+package remote
+
+import (
+	"log/slog"
+	"net"
+	"testing"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/grpc"
+
+	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/internal/testonly/testkit"
+)
+
+// stalledPeer is a session process whose endpoint takes the member's
+// connect request and first message, then never reads again.
+type stalledPeer struct {
+	remote.UnimplementedRemotingServer
+	connected chan struct{}
+	release   chan struct{}
+}
+
+func (p *stalledPeer) Receive(stream remote.Remoting_ReceiveServer) error {
+	if _, err := stream.Recv(); err != nil { // the connect request
+		return err
+	}
+	if err := stream.Send(&remote.RemoteMessage{MessageType: &remote.RemoteMessage_ConnectResponse{ConnectResponse: &remote.ConnectResponse{}}}); err != nil {
+		return err
+	}
+	select {
+	case p.connected <- struct{}{}:
+	default:
+	}
+	select { // stops reading: the member's writes pile up, then block
+	case <-p.release:
+	case <-stream.Context().Done():
+	}
+	return nil
+}
+
+// A session whose process stays connected but stops reading cannot stall
+// the member: once the member's writes to it block, only its own session
+// actor waits, and at the session timeout the blocked write is aborted and
+// the session ends; other sessions are served throughout.
+func TestStalledSessionCannotStallMember(t *testing.T) {
+	clk := testkit.NewClock()
+	r := newRig(t, map[string]config.Server{"ts": testServer(t, nil)}, ServeOptions{Clock: clk})
+	ctx := testkit.Ctx(t)
+
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := &stalledPeer{connected: make(chan struct{}, 1), release: make(chan struct{})}
+	gs := grpc.NewServer()
+	remote.RegisterRemotingServer(gs, peer)
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(func() {
+		close(peer.release)
+		gs.Stop()
+	})
+
+	// The stalled process attaches over a link of its own.
+	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
+	fake := &node{sys: actor.NewActorSystem(quiet), addr: lis.Addr().String()}
+	l, err := dialLink(ctx, fake, r.srv.Addr(), r.srv.token, func(error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.close(clk, 0) })
+	if err := l.send(actor.NewPID(r.srv.Addr(), GatewayName), &attachMsg{Client: pidRef{Address: fake.addr, ID: "stalled"}, Nonce: "n"}); err != nil {
+		t.Fatal(err)
+	}
+	<-peer.connected
+	testkit.Poll(ctx, t, "the stalled session attached", func() bool { return r.srv.Sessions() == 1 })
+	session := actor.NewPID(r.srv.Addr(), "mcprt-gateway/session-1")
+	// Requests whose replies fill the stream's window and more.
+	for i := uint64(1); i <= 200; i++ {
+		if err := l.send(session, &requestMsg{ID: i, Op: opTools}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.Poll(ctx, t, "a write to the stalled session blocked", func() bool {
+		ml, _ := r.srv.linkTo(fake.addr)
+		return ml != nil && ml.sending.Load() > 0
+	})
+
+	// Another session is served meanwhile.
+	other := r.attach(t, AttachOptions{Clock: testkit.NewClock()})
+	if got := other.Servers(); len(got) != 1 {
+		t.Fatalf("another session while one is stalled: servers %v", got)
+	}
+
+	// The timeout (the other session, silent on its clock, ends too).
+	clk.Advance(DefaultSessionTimeout)
+	testkit.Poll(ctx, t, "the stalled session ended", func() bool { return r.srv.Sessions() == 0 })
+	if got := r.attach(t, AttachOptions{}).Servers(); len(got) != 1 {
+		t.Fatalf("a session after the stalled one ended: servers %v", got)
+	}
+}

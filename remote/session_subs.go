@@ -1,0 +1,104 @@
+package remote
+
+import (
+	"encoding/json"
+
+	mcprt "github.com/mcprt/mcprt"
+)
+
+// A session's share of the events companion. The runtime reuses a live
+// subscription for a subscribe of the same server, event and canonical
+// arguments, so two sessions may own one subscription (one events stream,
+// one dedupe window); each gets the wakeups of what it owns (router.go).
+// mcp_events' unsubscribe and list are therefore the session's own: an
+// unsubscribe ends only this session's share (the runtime's subscription
+// ends with its last owner), and list shows only what this session owns.
+
+// eventsAction is the action of an mcp_events request ("" for any other
+// request) and the subscription it names.
+func eventsAction(m *requestMsg) (action, sub string) {
+	if m.Op != opTool || m.Name != eventsTool {
+		return "", ""
+	}
+	var a struct {
+		Action string `json:"action"`
+		Sub    string `json:"subscription_id"`
+	}
+	if json.Unmarshal(m.Args, &a) != nil {
+		return "", "" // the tool itself says what is wrong
+	}
+	return a.Action, a.Sub
+}
+
+// intercept answers what the session decides alone; handled is false
+// when the request is to run on the runtime. For a list, filter is the
+// session's subscriptions at the time, to keep of the runtime's answer.
+func (a *sessionActor) intercept(m *requestMsg) (handled bool, filter map[string]bool) {
+	action, sub := eventsAction(m)
+	switch action {
+	case "unsubscribe":
+		if sub == "" || !a.subs[sub] {
+			// Not this session's: nothing of another session is touched;
+			// the answer is the tool's own for an unknown id.
+			a.replyResult(m.ID, stoppedResult())
+			return true, nil
+		}
+		delete(a.subs, sub)
+		if !a.srv.router.release(sub, a.self) {
+			a.replyResult(m.ID, stoppedResult()) // others still use it
+			return true, nil
+		}
+		return false, nil // the last owner: the runtime ends it
+	case "list":
+		own := make(map[string]bool, len(a.subs))
+		for id := range a.subs {
+			own[id] = true
+		}
+		return false, own
+	}
+	return false, nil
+}
+
+func stoppedResult() mcprt.Result {
+	return mcprt.Result{Text: `{"stopped":true}`, Details: map[string]any{"stopped": true}}
+}
+
+// replyResult answers a tool request with res.
+func (a *sessionActor) replyResult(id uint64, res mcprt.Result) {
+	b, _ := json.Marshal(res)
+	a.reply(&replyMsg{ID: id, Result: b})
+}
+
+// onlyOwn keeps, of a list result, the subscriptions in own.
+func onlyOwn(raw json.RawMessage, own map[string]bool) json.RawMessage {
+	var res mcprt.Result
+	if json.Unmarshal(raw, &res) != nil || res.IsError {
+		return raw
+	}
+	var list struct {
+		Subscriptions []json.RawMessage `json:"subscriptions"`
+	}
+	if json.Unmarshal([]byte(res.Text), &list) != nil {
+		return raw
+	}
+	kept := []json.RawMessage{}
+	details := []any{}
+	for _, s := range list.Subscriptions {
+		var id struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(s, &id) == nil && own[id.ID] {
+			kept = append(kept, s)
+			var v any
+			_ = json.Unmarshal(s, &v)
+			details = append(details, v)
+		}
+	}
+	text, _ := json.Marshal(map[string]any{"subscriptions": kept})
+	res.Text, res.Details = string(text), map[string]any{"subscriptions": details}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return raw
+	}
+	return b
+}
