@@ -41,6 +41,21 @@ func fastArgs(raw json.RawMessage, a *mcpArgs) bool {
 	return true
 }
 
+// appendJSONString appends s as json.Marshal writes it: as it is, between
+// quotes, when it is printable ASCII that json.Marshal does not escape
+// (no quote, backslash, <, > or &), through json.Marshal otherwise.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			quoted, _ := json.Marshal(s)
+			return append(dst, quoted...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
 // contentKeys are contentItem's JSON names, in fastItem's order.
 var contentKeys = []string{"type", "text", "mimeType", "data", "uri", "name", "resource"}
 
@@ -102,6 +117,9 @@ func fastItem(raw []byte, c *contentItem) bool {
 	}
 	if vals[6] != nil && string(vals[6]) != "null" {
 		return false
+	}
+	if string(vals[0]) == `"text"` {
+		c.Type, vals[0] = "text", nil // the usual type, without a copy
 	}
 	for i, dst := range [...]*string{&c.Type, &c.Text, &c.MimeType, &c.Data, &c.URI, &c.Name} {
 		if v := vals[i]; v != nil && string(v) != "null" {

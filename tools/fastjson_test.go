@@ -96,3 +96,24 @@ func FuzzFastCallResult(f *testing.F) {
 	}
 	f.Fuzz(sameResult)
 }
+
+func sameQuoted(t *testing.T, s string) {
+	t.Helper()
+	want, _ := json.Marshal(s)
+	if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
+		t.Fatalf("appendJSONString(%q) = %s, json.Marshal %s", s, got[1:], want)
+	}
+}
+
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range []string{"echo", "", "a_b-c.d/e:f", `a"b`, `a\b`, "<&>", "é", "\x00", "\x7f", "\xff", "a\u2028b"} {
+		sameQuoted(t, s)
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"echo", `a"b`, "<&>", "é", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(sameQuoted)
+}

@@ -67,8 +67,7 @@ func (m *MCP) invoke(ctx context.Context, e *entry, args json.RawMessage) Result
 	}
 	params := make([]byte, 0, len(args)+len(e.Name)+32)
 	params = append(params, `{"name":`...)
-	quoted, _ := json.Marshal(e.Name)
-	params = append(params, quoted...)
+	params = appendJSONString(params, e.Name)
 	params = append(params, `,"arguments":`...)
 	params = append(params, args...)
 	if m.opts.ProgressTokens {
