@@ -11,7 +11,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/mcprt/mcprt/clock"
 )
@@ -100,11 +99,7 @@ func waitConnected(ctx context.Context, stream remote.Remoting_ReceiveClient) er
 
 // send writes one wire message to target on the member.
 func (l *link) send(target *actor.PID, m any) error {
-	v, err := encode(m)
-	if err != nil {
-		return err
-	}
-	data, err := proto.Marshal(v)
+	data, err := marshalled(m)
 	if err != nil {
 		return err
 	}
