@@ -11,8 +11,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/mcprt/mcprt/clock"
 )
@@ -46,7 +44,7 @@ const bytesValueName = "google.protobuf.BytesValue"
 
 // dialLink opens the stream to addr with token, announcing this node.
 func dialLink(ctx context.Context, n *node, addr, token string, lost func(error)) (*link, error) {
-	conn, err := grpc.Dial(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(tokenCreds(token)))
+	conn, err := grpc.Dial(addr, dialOptions(token)...)
 	if err != nil {
 		return nil, fmt.Errorf("remote: %s: %w", addr, err)
 	}
@@ -101,11 +99,7 @@ func waitConnected(ctx context.Context, stream remote.Remoting_ReceiveClient) er
 
 // send writes one wire message to target on the member.
 func (l *link) send(target *actor.PID, m any) error {
-	v, err := encode(m)
-	if err != nil {
-		return err
-	}
-	data, err := proto.Marshal(v)
+	data, err := marshalled(m)
 	if err != nil {
 		return err
 	}

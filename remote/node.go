@@ -45,7 +45,7 @@ func startNode(listen, token string, logger *slog.Logger) (n *node, err error) {
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger.With("lib", "protoactor") }))
 	cfg := remote.Configure(host, port,
 		remote.WithServerOptions(serverOptions(token)...),
-		remote.WithDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(tokenCreds(token))))
+		remote.WithDialOptions(dialOptions(token)...))
 	// A peer that cannot be reached is given up on after one attempt
 	// (protoactor waits 2 s between attempts, in its endpoint writer).
 	cfg.MaxRetryCount = 1
@@ -59,6 +59,22 @@ func startNode(listen, token string, logger *slog.Logger) (n *node, err error) {
 	}()
 	rem.Start()
 	return &node{sys: sys, rem: rem, addr: sys.Address()}, nil
+}
+
+// streamWindow is the flow-control window of every stream and connection
+// between members and sessions, in bytes. Set, it is static: gRPC then
+// sends no bandwidth-estimation pings, which otherwise cost a ping, a
+// window update and the ping's answer for nearly every message, as a
+// session's messages come one or a few at a time (docs/performance.md).
+// 1 MiB is more than the 64 KiB gRPC starts with, so a large result
+// waits for fewer window updates than before the estimator grew it.
+const streamWindow = 1 << 20
+
+// dialOptions are the options of every connection to a member or a
+// session process: token on every stream and call, the static window.
+func dialOptions(token string) []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(tokenCreds(token)),
+		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(streamWindow)}
 }
 
 // send posts a wire message to pid (local or remote).

@@ -137,6 +137,8 @@ const preflightMethod = "/remote.Remoting/ListProcesses"
 // serverOptions make a member's gRPC server refuse peers without token.
 func serverOptions(token string) []grpc.ServerOption {
 	return []grpc.ServerOption{
+		grpc.InitialWindowSize(streamWindow),
+		grpc.InitialConnWindowSize(streamWindow),
 		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 			if err := checkToken(ss.Context(), token); err != nil {
 				return err

@@ -2,11 +2,13 @@ package remote
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/mcprt/mcprt/messages"
@@ -206,36 +208,60 @@ type (
 // reply's body around its result (already JSON): a tool call's reply is
 // the hot path (docs/performance.md).
 func encode(m any) (*wrapperspb.BytesValue, error) {
+	b, err := appendEnvelope(nil, m)
+	if err != nil {
+		return nil, err
+	}
+	return wrapperspb.Bytes(b), nil
+}
+
+// protoPrefix is the room marshalled leaves for a BytesValue's field
+// header: its tag, and its length as a varint.
+const protoPrefix = 1 + binary.MaxVarintLen64
+
+// marshalled is m as the bytes of a google.protobuf.BytesValue holding its
+// envelope, which is what proto.Marshal(encode(m)) gives, built in one
+// buffer: the envelope is written after room for the field's header,
+// which is filled in once its length is known (link.go).
+func marshalled(m any) ([]byte, error) {
+	b, err := appendEnvelope(make([]byte, protoPrefix, protoPrefix+256), m)
+	if err != nil {
+		return nil, err
+	}
+	n := uint64(len(b) - protoPrefix)
+	start := protoPrefix - 1 - protowire.SizeVarint(n)
+	// Written in place, ending where the envelope begins.
+	protowire.AppendVarint(append(b[start:start], byte(protowire.EncodeTag(1, protowire.BytesType))), n)
+	return b[start:], nil
+}
+
+// appendEnvelope appends m's envelope to b.
+func appendEnvelope(b []byte, m any) ([]byte, error) {
 	kind, err := kindOf(m)
 	if err != nil {
 		return nil, err
 	}
-	var body []byte
+	b = append(b, `{"k":"`...)
+	b = append(b, kind...) // kinds are plain ASCII words
+	b = append(b, '"')
 	r, isReply := m.(*replyMsg)
 	switch {
 	case kind == kindHeartbeat || kind == kindDetach:
 	case isReply && r.Err == nil && len(r.Result) > 0:
-		body = make([]byte, 0, len(r.Result)+32)
-		body = append(body, `{"id":`...)
-		body = strconv.AppendUint(body, r.ID, 10)
-		body = append(body, `,"result":`...)
-		body = append(body, r.Result...)
-		body = append(body, '}')
+		b = append(b, `,"b":{"id":`...)
+		b = strconv.AppendUint(b, r.ID, 10)
+		b = append(b, `,"result":`...)
+		b = append(b, r.Result...)
+		b = append(b, '}')
 	default:
-		if body, err = json.Marshal(m); err != nil {
+		body, err := json.Marshal(m)
+		if err != nil {
 			return nil, fmt.Errorf("remote: encoding %s: %w", kind, err)
 		}
-	}
-	b := make([]byte, 0, len(body)+len(kind)+16)
-	b = append(b, `{"k":"`...)
-	b = append(b, kind...) // kinds are plain ASCII words
-	b = append(b, '"')
-	if body != nil {
 		b = append(b, `,"b":`...)
 		b = append(b, body...)
 	}
-	b = append(b, '}')
-	return wrapperspb.Bytes(b), nil
+	return append(b, '}'), nil
 }
 
 // splitEnvelope reads the envelope encode writes without decoding its

@@ -1,10 +1,13 @@
 package remote
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -23,10 +26,18 @@ func TestWireRoundTrip(t *testing.T) {
 		detachMsg{},
 		&askMsg{ID: 3, Kind: askRoots, Server: "s", Body: json.RawMessage(`{}`)},
 		&answerMsg{ID: 3, Body: json.RawMessage(`[{"uri":"file:///x"}]`)},
+		// Lengths whose varint takes 2 and 3 bytes.
+		&replyMsg{ID: 10, Result: json.RawMessage(`"` + strings.Repeat("x", 300) + `"`)},
+		&replyMsg{ID: 11, Result: json.RawMessage(`"` + strings.Repeat("y", 70000) + `"`)},
 	} {
 		v, err := encode(m)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// What a link writes is what protoactor's writer would.
+		want, _ := proto.Marshal(v)
+		if got, err := marshalled(m); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%T: marshalled %q, %v; want %q", m, got, err, want)
 		}
 		var env envelope
 		if err := json.Unmarshal(v.GetValue(), &env); err != nil {
