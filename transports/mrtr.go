@@ -112,7 +112,9 @@ func (c *conn) inputRound(op messages.Op, st *opState, res *messages.OpResult) b
 	c.d.spawn(func() {
 		defer c.recoverOp(op, st, "input round")
 		responses, ierr := c.answerInputs(st.ctx, ir)
-		if ierr == nil && st.ctx.Err() != nil {
+		if st.ctx.Err() != nil {
+			// Given up or closed while the host was asked: that is the
+			// outcome, not whatever the withdrawn question answered.
 			ierr = c.stoppedError(st)
 		}
 		if ierr != nil {
