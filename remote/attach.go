@@ -30,8 +30,14 @@ type AttachOptions struct {
 	TokenFile string
 	// Listen is where this process's end listens for the member's
 	// messages (default 127.0.0.1:0); protoactor's remote answers a
-	// sender by connecting to it.
+	// sender by connecting to it. Beyond loopback it needs TLS or
+	// Plaintext.
 	Listen string
+	// TLS, when set, is mutual TLS with the member (tls.go); the member
+	// must serve TLS. nil: plaintext.
+	TLS *ClientTLS
+	// Plaintext allows a Listen address beyond loopback without TLS.
+	Plaintext bool
 	// Heartbeat is how often the session says it is alive (default
 	// DefaultHeartbeat).
 	Heartbeat time.Duration
@@ -96,14 +102,21 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 	if err != nil {
 		return nil, err
 	}
-	pctx, cancel := context.WithTimeout(ctx, attachTimeout)
-	defer cancel()
-	if err := preflight(pctx, addr, token); err != nil {
-		return nil, err
-	}
 	listen := opts.Listen
 	if listen == "" {
 		listen = "127.0.0.1:0"
+	}
+	if err := checkListen(listen, opts.TLS != nil, opts.Plaintext); err != nil {
+		return nil, err
+	}
+	t, err := opts.TLS.load()
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, attachTimeout)
+	defer cancel()
+	if err := preflight(pctx, addr, token, t); err != nil {
+		return nil, err
 	}
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = DefaultHeartbeat
@@ -112,7 +125,7 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	n, err := startNode(listen, token, logger)
+	n, err := startNode(listen, token, t, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ const bytesValueName = "google.protobuf.BytesValue"
 
 // dialLink opens the stream to addr with token, announcing this node.
 func dialLink(ctx context.Context, n *node, addr, token string, lost func(error)) (*link, error) {
-	conn, err := grpc.Dial(addr, dialOptions(token)...)
+	conn, err := grpc.Dial(addr, dialOptions(token, n.tls)...)
 	if err != nil {
 		return nil, fmt.Errorf("remote: %s: %w", addr, err)
 	}

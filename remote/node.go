@@ -12,7 +12,6 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -22,11 +21,12 @@ import (
 type node struct {
 	sys  *actor.ActorSystem
 	rem  *remote.Remote
-	addr string // the address remote listens on (host:port)
+	addr string   // the address remote listens on (host:port)
+	tls  *nodeTLS // nil: plaintext (tls.go)
 }
 
 // startNode listens on listen (host:port; port 0 picks one).
-func startNode(listen, token string, logger *slog.Logger) (n *node, err error) {
+func startNode(listen, token string, t *nodeTLS, logger *slog.Logger) (n *node, err error) {
 	host, portText, err := net.SplitHostPort(listen)
 	if err != nil {
 		return nil, fmt.Errorf("remote: listen address %q is not host:port", listen)
@@ -44,8 +44,8 @@ func startNode(listen, token string, logger *slog.Logger) (n *node, err error) {
 	}
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger.With("lib", "protoactor") }))
 	cfg := remote.Configure(host, port,
-		remote.WithServerOptions(serverOptions(token)...),
-		remote.WithDialOptions(dialOptions(token)...))
+		remote.WithServerOptions(serverOptions(token, t)...),
+		remote.WithDialOptions(dialOptions(token, t)...))
 	// A peer that cannot be reached is given up on after one attempt
 	// (protoactor waits 2 s between attempts, in its endpoint writer).
 	cfg.MaxRetryCount = 1
@@ -58,7 +58,7 @@ func startNode(listen, token string, logger *slog.Logger) (n *node, err error) {
 		}
 	}()
 	rem.Start()
-	return &node{sys: sys, rem: rem, addr: sys.Address()}, nil
+	return &node{sys: sys, rem: rem, addr: sys.Address(), tls: t}, nil
 }
 
 // streamWindow is the flow-control window of every stream and connection
@@ -71,9 +71,10 @@ func startNode(listen, token string, logger *slog.Logger) (n *node, err error) {
 const streamWindow = 1 << 20
 
 // dialOptions are the options of every connection to a member or a
-// session process: token on every stream and call, the static window.
-func dialOptions(token string) []grpc.DialOption {
-	return []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(tokenCreds(token)),
+// session process: TLS when configured, token on every stream and call,
+// the static window.
+func dialOptions(token string, t *nodeTLS) []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithTransportCredentials(t.clientCreds()), grpc.WithPerRPCCredentials(tokenCreds(token)),
 		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(streamWindow)}
 }
 
@@ -96,8 +97,8 @@ func (n *node) stop() {
 // preflight asks the member at addr whether it accepts token, so a wrong
 // or missing token is a clear error at once (protoactor itself would
 // only drop the messages).
-func preflight(ctx context.Context, addr, token string) error {
-	conn, err := grpc.DialContext(ctx, addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(tokenCreds(token)))
+func preflight(ctx context.Context, addr, token string, t *nodeTLS) error {
+	conn, err := grpc.DialContext(ctx, addr, grpc.WithTransportCredentials(t.clientCreds()), grpc.WithPerRPCCredentials(tokenCreds(token)))
 	if err != nil {
 		return fmt.Errorf("remote: %s: %w", addr, err)
 	}
@@ -112,7 +113,11 @@ func preflight(ctx context.Context, addr, token string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("remote: no shared runtime answered at %s in time", addr)
 	}
-	return fmt.Errorf("remote: cannot reach a shared runtime at %s: %s", addr, status.Convert(err).Message())
+	msg := status.Convert(err).Message()
+	if hint := tlsHint(t, msg); hint != "" {
+		return fmt.Errorf("remote: the shared runtime at %s refused the connection: %s (%s)", addr, msg, hint)
+	}
+	return fmt.Errorf("remote: cannot reach a shared runtime at %s: %s", addr, msg)
 }
 
 // wireMessage unwraps what an actor received: a wire message, nil for

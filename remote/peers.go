@@ -25,6 +25,8 @@ type Peer struct {
 	Addr string
 	// TokenFile is the peer's token (default DefaultTokenFile(Addr)).
 	TokenFile string
+	// TLS is mutual TLS with the peer (nil: plaintext).
+	TLS *ClientTLS
 }
 
 // peerLink is this member's session on one peer.
@@ -53,7 +55,7 @@ func (p *peerLink) session(ctx context.Context, srv *Server) (*Session, error) {
 	// one it was told to listen on), not at loopback, which is the peer's.
 	host, _, _ := net.SplitHostPort(srv.Addr())
 	s, err := Attach(ctx, p.peer.Addr, AttachOptions{TokenFile: p.peer.TokenFile, Client: srv.ClientHooks(), Logger: srv.logger, Host: peerHost{srv.router},
-		Listen: net.JoinHostPort(host, "0"), member: true})
+		Listen: net.JoinHostPort(host, "0"), TLS: p.peer.TLS, Plaintext: srv.opts.Plaintext, member: true})
 	if err != nil {
 		return nil, err
 	}

@@ -38,8 +38,16 @@ const DefaultHeartbeat = time.Second
 // ServeOptions configure a Server.
 type ServeOptions struct {
 	// Listen is host:port to listen on (default 127.0.0.1:0: loopback, a
-	// free port). Another host is used only when asked for.
+	// free port). Another host is used only when asked for, and needs
+	// TLS (or Plaintext).
 	Listen string
+	// TLS, when set, makes every session connect with mutual TLS: a
+	// certificate signed by TLS.ClientCAFile, and still the token
+	// (tls.go). nil: plaintext.
+	TLS *ServerTLS
+	// Plaintext allows a Listen address beyond loopback without TLS: the
+	// token then crosses the network in clear.
+	Plaintext bool
 	// TokenFile is where the token is written (default
 	// DefaultTokenFile(the listening address)). It is removed by Close.
 	TokenFile string
@@ -126,7 +134,14 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		return err
 	}
 	s.token = token
-	n, err := startNode(s.opts.Listen, token, s.logger)
+	if err := checkListen(s.opts.Listen, s.opts.TLS != nil, s.opts.Plaintext); err != nil {
+		return err
+	}
+	t, err := s.opts.TLS.load()
+	if err != nil {
+		return err
+	}
+	n, err := startNode(s.opts.Listen, token, t, s.logger)
 	if err != nil {
 		return err
 	}

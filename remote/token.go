@@ -25,8 +25,8 @@ import (
 // call between members carries it in the "mcprt-token" metadata; a peer
 // without it, or with another, is refused (codes.Unauthenticated) before
 // protoactor reads anything. The token travels in clear over TCP: on
-// loopback only the user's own processes see it; across machines it
-// needs TLS (not done, docs/shared.md).
+// loopback only the user's own processes see it; across machines the
+// member serves mutual TLS (tls.go), and the token travels inside it.
 
 // tokenHeader is the gRPC metadata key of the token.
 const tokenHeader = "mcprt-token"
@@ -135,8 +135,9 @@ func checkToken(ctx context.Context, token string) error {
 const preflightMethod = "/remote.Remoting/ListProcesses"
 
 // serverOptions make a member's gRPC server refuse peers without token.
-func serverOptions(token string) []grpc.ServerOption {
+func serverOptions(token string, t *nodeTLS) []grpc.ServerOption {
 	return []grpc.ServerOption{
+		grpc.Creds(t.serverCreds()),
 		grpc.InitialWindowSize(streamWindow),
 		grpc.InitialConnWindowSize(streamWindow),
 		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
