@@ -106,7 +106,7 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 	if listen == "" {
 		listen = "127.0.0.1:0"
 	}
-	if err := checkListen(listen, opts.TLS != nil, opts.Plaintext); err != nil {
+	if err := CheckListen(listen, opts.TLS != nil, opts.Plaintext); err != nil {
 		return nil, err
 	}
 	t, err := opts.TLS.load()

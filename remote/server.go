@@ -134,7 +134,7 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		return err
 	}
 	s.token = token
-	if err := checkListen(s.opts.Listen, s.opts.TLS != nil, s.opts.Plaintext); err != nil {
+	if err := CheckListen(s.opts.Listen, s.opts.TLS != nil, s.opts.Plaintext); err != nil {
 		return err
 	}
 	t, err := s.opts.TLS.load()

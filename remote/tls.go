@@ -55,9 +55,9 @@ type nodeTLS struct {
 // (ServeOptions.Plaintext allows it).
 var ErrTLSRequired = errors.New("remote: a listen address other than loopback needs TLS (or an explicit allowance of plaintext)")
 
-// checkListen refuses to listen beyond loopback in plaintext unless
+// CheckListen refuses to listen beyond loopback in plaintext unless
 // allowed.
-func checkListen(listen string, secured, allowPlaintext bool) error {
+func CheckListen(listen string, secured, allowPlaintext bool) error {
 	if secured || allowPlaintext {
 		return nil
 	}

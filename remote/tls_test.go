@@ -1,22 +1,14 @@
 package remote
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
@@ -28,83 +20,20 @@ import (
 	"github.com/mcprt/mcprt/internal/testonly/testkit"
 )
 
-// testCA is a certificate authority made for one test.
-type testCA struct {
-	dir  string
-	name string
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	file string // its certificate, PEM
-}
-
-var serial int64
-
-func newTestCA(t *testing.T, name string) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial++
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Unix(0, 0), NotAfter: time.Unix(1<<33, 0), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	ca := &testCA{dir: t.TempDir(), name: name, cert: cert, key: key}
-	ca.file = writePEM(t, ca.dir, name+".crt", "CERTIFICATE", der)
-	return ca
-}
-
-// issue makes a certificate of the CA for 127.0.0.1, for a server or a
-// client; it returns the certificate's and the key's files.
-func (ca *testCA) issue(t *testing.T, name string, usage x509.ExtKeyUsage) (certFile, keyFile string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial++
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Unix(0, 0), NotAfter: time.Unix(1<<33, 0), KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{usage}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return writePEM(t, ca.dir, name+".crt", "CERTIFICATE", der), writePEM(t, ca.dir, name+".key", "EC PRIVATE KEY", kder)
-}
-
-func writePEM(t *testing.T, dir, name, typ string, der []byte) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // A member serving mutual TLS: a session with a client certificate of
 // its CA and the token attaches and calls a tool; one without a
 // certificate, with another CA's, without TLS, or with a wrong token is
 // refused with an error that says why, and no session starts.
 func TestMutualTLS(t *testing.T) {
-	ca := newTestCA(t, "member-ca")
-	srvCert, srvKey := ca.issue(t, "member", x509.ExtKeyUsageServerAuth)
-	cliCert, cliKey := ca.issue(t, "session", x509.ExtKeyUsageClientAuth)
-	other := newTestCA(t, "other-ca")
-	otherCert, otherKey := other.issue(t, "stranger", x509.ExtKeyUsageClientAuth)
+	ca := testkit.NewCA(t, "member-ca")
+	srvCert, srvKey := ca.Issue(t, "member", x509.ExtKeyUsageServerAuth)
+	cliCert, cliKey := ca.Issue(t, "session", x509.ExtKeyUsageClientAuth)
+	other := testkit.NewCA(t, "other-ca")
+	otherCert, otherKey := other.Issue(t, "stranger", x509.ExtKeyUsageClientAuth)
 
 	r := newRig(t, map[string]config.Server{"ts": testServer(t, nil)},
-		ServeOptions{TLS: &ServerTLS{CertFile: srvCert, KeyFile: srvKey, ClientCAFile: ca.file}})
-	good := &ClientTLS{CAFile: ca.file, CertFile: cliCert, KeyFile: cliKey}
+		ServeOptions{TLS: &ServerTLS{CertFile: srvCert, KeyFile: srvKey, ClientCAFile: ca.File}})
+	good := &ClientTLS{CAFile: ca.File, CertFile: cliCert, KeyFile: cliKey}
 	s := r.attach(t, AttachOptions{TLS: good})
 	ctx := testkit.Ctx(t)
 	res, err := s.CallTool(ctx, "ts", "echo", map[string]any{"message": "over tls"})
@@ -120,7 +49,7 @@ func TestMutualTLS(t *testing.T) {
 	// A TLS connection that presents no certificate is refused by the
 	// member's handshake, token or not.
 	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(mustRead(t, ca.file))
+	pool.AppendCertsFromPEM(mustRead(t, ca.File))
 	conn, err := grpc.Dial(r.srv.Addr(), grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool})),
 		grpc.WithPerRPCCredentials(tokenCreds(r.srv.token)))
 	if err != nil {
@@ -141,8 +70,8 @@ func TestMutualTLS(t *testing.T) {
 		want string
 	}{
 		{"no TLS", AttachOptions{TokenFile: r.srv.TokenFile()}, "mutual TLS"},
-		{"another CA's certificate", AttachOptions{TokenFile: r.srv.TokenFile(), TLS: &ClientTLS{CAFile: ca.file, CertFile: otherCert, KeyFile: otherKey}}, "client certificates"},
-		{"the member not trusted", AttachOptions{TokenFile: r.srv.TokenFile(), TLS: &ClientTLS{CAFile: other.file, CertFile: cliCert, KeyFile: cliKey}}, "member's certificate"},
+		{"another CA's certificate", AttachOptions{TokenFile: r.srv.TokenFile(), TLS: &ClientTLS{CAFile: ca.File, CertFile: otherCert, KeyFile: otherKey}}, "client certificates"},
+		{"the member not trusted", AttachOptions{TokenFile: r.srv.TokenFile(), TLS: &ClientTLS{CAFile: other.File, CertFile: cliCert, KeyFile: cliKey}}, "member's certificate"},
 		{"a wrong token", AttachOptions{TokenFile: badToken, TLS: good}, "token"},
 	} {
 		_, err := Attach(ctx, r.srv.Addr(), c.opts)
@@ -168,15 +97,15 @@ func TestPlaintextOnlyOnLoopback(t *testing.T) {
 		t.Errorf("serve on 0.0.0.0 without TLS: %v", err)
 	}
 	for _, l := range []string{"127.0.0.1:0", "[::1]:0", "localhost:0"} {
-		if err := checkListen(l, false, false); err != nil {
+		if err := CheckListen(l, false, false); err != nil {
 			t.Errorf("%s: %v", l, err)
 		}
 	}
 	for _, l := range []string{"0.0.0.0:0", "192.0.2.1:0", "example.com:1"} {
-		if err := checkListen(l, false, false); !errors.Is(err, ErrTLSRequired) {
+		if err := CheckListen(l, false, false); !errors.Is(err, ErrTLSRequired) {
 			t.Errorf("%s without TLS: %v", l, err)
 		}
-		if checkListen(l, true, false) != nil || checkListen(l, false, true) != nil {
+		if CheckListen(l, true, false) != nil || CheckListen(l, false, true) != nil {
 			t.Errorf("%s with TLS or Plaintext refused", l)
 		}
 	}

@@ -38,7 +38,9 @@ type globals struct {
 	config  string
 	url     string
 	stdio   string
-	attach  string // --attach ADDR: a shared runtime (serve.go)
+	attach  string   // --attach ADDR: a shared runtime (serve.go)
+	tls     tlsFlags // --tls-*: mutual TLS with it (tls_flags.go)
+	serving bool     // the command is serve (it takes --tls-cert and --tls-key)
 	json    bool
 	verbose bool
 	oauth   oauthFlags // auth_flags.go
@@ -107,6 +109,7 @@ func newRoot(g *globals) *cobra.Command {
 	f.BoolVar(&g.json, "json", false, "print machine-readable JSON")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log diagnostics to stderr")
 	g.client.register(root)
+	g.tls.register(root)
 	addOAuthFlags(root, &g.oauth)
 	root.AddCommand(authCmd(g))
 	root.AddCommand(statusCmd(g), listCmd(g), callCmd(g), toolCmd(g), connectCmd(g), demoCmd(g), demoServerCmd(g), eventsCmd(g), sessionCmd(g), serveCmd(g))
@@ -132,6 +135,9 @@ func (g *globals) options() (mcprt.Options, error) {
 	if g.attach != "" {
 		// Commands that support --attach branch before options (serve.go).
 		return o, usage("this command does not support --attach yet (call, tool, status, list, connect and session do)")
+	}
+	if g.tls.set() && !g.serving {
+		return o, usage("--tls-ca, --tls-cert and --tls-key go with --attach or serve")
 	}
 	hooks, err := g.clientHooks()
 	if err != nil {

@@ -17,7 +17,8 @@ import (
 // configuration's servers run here once, and sessions attach with
 // --attach ADDR.
 func serveCmd(g *globals) *cobra.Command {
-	var listen string
+	var listen, clientCA string
+	var plaintext bool
 	var peerAddrs []string
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -33,6 +34,14 @@ func serveCmd(g *globals) *cobra.Command {
 			if host, _, err := net.SplitHostPort(listen); err != nil || host == "" {
 				return usage("--listen needs host:port, e.g. --listen 127.0.0.1:7373")
 			}
+			tlsOpts, err := g.tls.server(clientCA)
+			if err != nil {
+				return err
+			}
+			if err := remote.CheckListen(listen, tlsOpts != nil, plaintext); err != nil {
+				return usage("%s: serve beyond loopback with --tls-cert, --tls-key and --tls-client-ca, or say --plaintext (the token then crosses the network in clear)", err.Error())
+			}
+			g.serving = true
 			o, err := g.options()
 			if err != nil {
 				return err
@@ -46,9 +55,9 @@ func serveCmd(g *globals) *cobra.Command {
 				if host, _, err := net.SplitHostPort(p); err != nil || host == "" {
 					return usage("--peer needs host:port, e.g. --peer 127.0.0.1:7374")
 				}
-				peers = append(peers, remote.Peer{Addr: p})
+				peers = append(peers, remote.Peer{Addr: p, TLS: g.tls.peer()})
 			}
-			srv := remote.NewServer(remote.ServeOptions{Listen: listen, Logger: o.Logger, Peers: peers,
+			srv := remote.NewServer(remote.ServeOptions{Listen: listen, TLS: tlsOpts, Plaintext: plaintext, Logger: o.Logger, Peers: peers,
 				Asks: remote.Asks{Elicit: true, ElicitURL: true, Roots: true, Sample: o.Client.Sample != nil}})
 			hooks := srv.ClientHooks()
 			hooks.Progress = o.Client.Progress
@@ -70,7 +79,9 @@ func serveCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on (host:port; loopback unless you name another host)")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on (host:port; loopback unless you name another host, which needs TLS or --plaintext)")
+	cmd.Flags().StringVar(&clientCA, "tls-client-ca", "", "serve mutual TLS: PEM file of the CA whose certificates sessions must present (with --tls-cert and --tls-key; the token is still required)")
+	cmd.Flags().BoolVar(&plaintext, "plaintext", false, "allow a --listen address beyond loopback without TLS (anyone on the network path sees the token)")
 	cmd.Flags().StringArrayVar(&peerAddrs, "peer", nil, "another member (host:port, repeatable) whose servers sessions may use by name; its token file is read from the default place")
 	return cmd
 }
@@ -125,7 +136,11 @@ func (g *globals) attachSession(ctx context.Context, host mcprt.Host) (*remote.S
 	if err != nil {
 		return nil, err
 	}
-	opts := remote.AttachOptions{Host: host, Client: hooks}
+	tlsOpts, err := g.tls.client()
+	if err != nil {
+		return nil, err
+	}
+	opts := remote.AttachOptions{Host: host, Client: hooks, TLS: tlsOpts}
 	if g.verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/x509"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -17,7 +18,7 @@ import (
 // startServe runs `runtime --config CFG serve` over the test server and
 // returns the address it prints. Token files go to a directory of the
 // test ($MCPRT_SHARED_DIR, set for the commands the test runs too).
-func startServe(t *testing.T) string {
+func startServe(t *testing.T, flags ...string) string {
 	t.Helper()
 	t.Setenv(remote.EnvTokenDir, filepath.Join(t.TempDir(), "tokens"))
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
@@ -25,7 +26,7 @@ func startServe(t *testing.T) string {
 	if err := os.WriteFile(cfg, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(testkit.Ctx(t), binary(t), "--config", cfg, "serve")
+	cmd := exec.CommandContext(testkit.Ctx(t), binary(t), append([]string{"--config", cfg, "serve"}, flags...)...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "MCPRT_AGENT_DIR="+t.TempDir())
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -87,4 +88,29 @@ func TestSessionAttached(t *testing.T) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// serve with mutual TLS: the CLI attaches with --tls-ca, --tls-cert and
+// --tls-key, and without them is refused with a hint; a --listen beyond
+// loopback without TLS is refused unless --plaintext says so.
+func TestServeMutualTLS(t *testing.T) {
+	ca := testkit.NewCA(t, "ca")
+	cert, key := ca.Issue(t, "member", x509.ExtKeyUsageServerAuth)
+	ccert, ckey := ca.Issue(t, "session", x509.ExtKeyUsageClientAuth)
+	addr := startServe(t, "--tls-cert", cert, "--tls-key", key, "--tls-client-ca", ca.File)
+	if o := runCLI(t, nil, "--attach", addr, "--tls-ca", ca.File, "--tls-cert", ccert, "--tls-key", ckey, "call", "echo", `{"message":"tls"}`); o.code != 0 || !strings.Contains(o.stdout, "echo: tls") {
+		t.Errorf("runtime --attach with TLS: %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	if o := runCLI(t, nil, "--attach", addr, "call", "echo", `{"message":"x"}`); o.code != 1 || !strings.Contains(o.stderr, "mutual TLS") {
+		t.Errorf("runtime --attach without TLS: %d %q", o.code, o.stderr)
+	}
+	if o := runCLI(t, nil, "--attach", addr, "--tls-ca", ca.File, "call", "echo", `{}`); o.code != 2 {
+		t.Errorf("--tls-ca alone: exit %d, want 2 (%q)", o.code, o.stderr)
+	}
+	if o := runCLI(t, nil, "--tls-ca", ca.File, "status"); o.code != 2 {
+		t.Errorf("--tls-ca without --attach: exit %d, want 2", o.code)
+	}
+	if o := runCLI(t, nil, "--config", "x.json", "serve", "--listen", "0.0.0.0:0"); o.code != 2 || !strings.Contains(o.stderr, "--plaintext") {
+		t.Errorf("serve on 0.0.0.0 without TLS: %d %q", o.code, o.stderr)
+	}
 }
