@@ -137,7 +137,7 @@ func (g *globals) options() (mcprt.Options, error) {
 		return o, usage("this command does not support --attach yet (call, tool, status, list, connect and session do)")
 	}
 	if g.tls.set() && !g.serving {
-		return o, usage("--tls-ca, --tls-cert and --tls-key go with --attach or serve")
+		return o, usage("--tls-ca, --tls-cert, --tls-key and --attach-listen go with --attach (the first three also with serve)")
 	}
 	hooks, err := g.clientHooks()
 	if err != nil {

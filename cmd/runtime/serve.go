@@ -34,6 +34,9 @@ func serveCmd(g *globals) *cobra.Command {
 			if host, _, err := net.SplitHostPort(listen); err != nil || host == "" {
 				return usage("--listen needs host:port, e.g. --listen 127.0.0.1:7373")
 			}
+			if g.tls.listen != "" {
+				return usage("--attach-listen goes with --attach")
+			}
 			tlsOpts, err := g.tls.server(clientCA)
 			if err != nil {
 				return err
@@ -140,7 +143,7 @@ func (g *globals) attachSession(ctx context.Context, host mcprt.Host) (*remote.S
 	if err != nil {
 		return nil, err
 	}
-	opts := remote.AttachOptions{Host: host, Client: hooks, TLS: tlsOpts}
+	opts := remote.AttachOptions{Host: host, Client: hooks, TLS: tlsOpts, Listen: g.tls.listen}
 	if g.verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

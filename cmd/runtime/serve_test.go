@@ -107,6 +107,9 @@ func TestServeMutualTLS(t *testing.T) {
 	if o := runCLI(t, nil, "--attach", addr, "--tls-ca", ca.File, "call", "echo", `{}`); o.code != 2 {
 		t.Errorf("--tls-ca alone: exit %d, want 2 (%q)", o.code, o.stderr)
 	}
+	if o := runCLI(t, nil, "--attach", addr, "--attach-listen", "192.0.2.1:0", "call", "echo", `{}`); o.code != 2 || !strings.Contains(o.stderr, "needs TLS") {
+		t.Errorf("--attach-listen beyond loopback without TLS: %d %q", o.code, o.stderr)
+	}
 	if o := runCLI(t, nil, "--tls-ca", ca.File, "status"); o.code != 2 {
 		t.Errorf("--tls-ca without --attach: exit %d, want 2", o.code)
 	}

@@ -12,6 +12,10 @@ import (
 // `serve`, whose --tls-ca is then for its --peer members.
 type tlsFlags struct {
 	ca, cert, key string
+	// listen is where an attaching process listens for the member's
+	// messages (--attach-listen; default loopback): across machines, an
+	// address of this machine the member can reach.
+	listen string
 }
 
 func (t *tlsFlags) register(root *cobra.Command) {
@@ -19,13 +23,19 @@ func (t *tlsFlags) register(root *cobra.Command) {
 	f.StringVar(&t.ca, "tls-ca", "", "with --attach: PEM file of the CA that signed the serving runtime's certificate (mutual TLS; with --tls-cert and --tls-key)")
 	f.StringVar(&t.cert, "tls-cert", "", "with --attach or serve: PEM file of this process's TLS certificate")
 	f.StringVar(&t.key, "tls-key", "", "with --attach or serve: PEM file of the key of --tls-cert")
+	f.StringVar(&t.listen, "attach-listen", "", "with --attach: host:port of this machine where the serving runtime answers (default 127.0.0.1:0; beyond loopback it needs the --tls-* flags)")
 }
 
-func (t *tlsFlags) set() bool { return t.ca != "" || t.cert != "" || t.key != "" }
+func (t *tlsFlags) set() bool { return t.ca != "" || t.cert != "" || t.key != "" || t.listen != "" }
 
 // client is the attaching side's TLS (nil: plaintext).
 func (t *tlsFlags) client() (*remote.ClientTLS, error) {
-	if !t.set() {
+	if t.ca == "" && t.cert == "" && t.key == "" {
+		if t.listen != "" {
+			if err := remote.CheckListen(t.listen, false, false); err != nil {
+				return nil, usage("%s: --attach-listen beyond loopback needs --tls-ca, --tls-cert and --tls-key", err.Error())
+			}
+		}
 		return nil, nil
 	}
 	if t.ca == "" || t.cert == "" || t.key == "" {
