@@ -39,7 +39,9 @@ func sharedChildIfRequested() {
 func serveChild(cfg string) int {
 	ctx, stop := ossignal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	opts := remote.ServeOptions{Asks: remote.Asks{Elicit: true, Roots: true}, Listen: os.Getenv(envListen)}
+	// The partition tests listen on a veth pair of their own: plaintext
+	// there is explicit.
+	opts := remote.ServeOptions{Asks: remote.Asks{Elicit: true, Roots: true}, Listen: os.Getenv(envListen), Plaintext: true}
 	if addr, file, ok := strings.Cut(os.Getenv(envServePeer), " "); ok {
 		opts.Peers = []remote.Peer{{Addr: addr, TokenFile: file}}
 	}
@@ -66,7 +68,7 @@ func serveChild(cfg string) int {
 
 // attachChild attaches, says so, and calls hang until it is killed.
 func attachChild(addr string) int {
-	s, err := remote.Attach(context.Background(), addr, remote.AttachOptions{Listen: os.Getenv(envListen)})
+	s, err := remote.Attach(context.Background(), addr, remote.AttachOptions{Listen: os.Getenv(envListen), Plaintext: true})
 	if err != nil {
 		fmt.Println("attach:", err)
 		return 1
