@@ -135,3 +135,20 @@ func decodeParams(params json.RawMessage, v any) error {
 	}
 	return nil
 }
+
+// mistyped recognises a JSON object with an id whose tool, method or
+// cancel has the wrong type: it is answered with that id, naming the
+// member, rather than as a line that could not be read.
+func mistyped(line []byte, err error) (json.RawMessage, string, bool) {
+	var te *json.UnmarshalTypeError
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if !errors.As(err, &te) || te.Field == "" || json.Unmarshal(line, &probe) != nil || len(probe.ID) == 0 || string(probe.ID) == "null" {
+		return nil, "", false
+	}
+	if te.Field == "cancel" {
+		return probe.ID, `"cancel" must be true`, true
+	}
+	return probe.ID, fmt.Sprintf("%q must be a string", te.Field), true
+}
