@@ -110,6 +110,9 @@ type elicitParams struct {
 func (c *clientSide) elicit(ctx context.Context, req messages.ServerRequest) (json.RawMessage, *messages.RPCError) {
 	var p elicitParams
 	if err := json.Unmarshal(req.Params, &p); err != nil {
+		if f := clientside.WireField(err, ""); f != "" {
+			return nil, rpcErr(messages.RPCInvalidParams, "params.%s: not of the elicitation/create shape", f)
+		}
 		return nil, rpcErr(messages.RPCInvalidParams, "params: not an object of the elicitation/create shape")
 	}
 	if len(p.Task) > 0 && string(p.Task) != "null" {

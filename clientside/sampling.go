@@ -2,6 +2,7 @@ package clientside
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -64,6 +65,17 @@ type ParamsError struct {
 
 func (e *ParamsError) Error() string { return fmt.Sprintf("params.%s: %s", e.Field, e.Reason) }
 
+// WireField names the params field a json.Unmarshal error is about (its
+// dotted path, without array indexes), or fallback when the error names
+// none (the params are not an object at all).
+func WireField(err error, fallback string) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return te.Field
+	}
+	return fallback
+}
+
 // UnsupportedError is a well-formed request the host cannot serve: the
 // server is answered with a clear error, never left waiting.
 type UnsupportedError struct{ Reason string }
@@ -75,7 +87,7 @@ func (e *UnsupportedError) Error() string { return e.Reason }
 func ParseSampling(params json.RawMessage, can SamplingSupport) (SamplingRequest, error) {
 	var w samplingWire
 	if err := json.Unmarshal(params, &w); err != nil {
-		return SamplingRequest{}, &ParamsError{Field: "messages", Reason: "params are not an object of the createMessage shape"}
+		return SamplingRequest{}, &ParamsError{Field: WireField(err, "messages"), Reason: "params are not an object of the createMessage shape"}
 	}
 	if w.MaxTokens == nil || *w.MaxTokens <= 0 {
 		return SamplingRequest{}, &ParamsError{Field: "maxTokens", Reason: "a positive integer is required"}

@@ -31,11 +31,13 @@ func TestSampling(t *testing.T) {
 	}
 	var perr *ParamsError
 	for params, field := range map[string]string{
-		`{"messages":[],"maxTokens":5}`:                                                       "messages",
-		`{"messages":[{"role":"user","content":{"type":"text","text":"x"}}]}`:                 "maxTokens",
-		`{"messages":[{"role":"system","content":{"type":"text","text":"x"}}],"maxTokens":1}`: "messages[0].role",
-		`{"messages":[{"role":"user","content":"x"}],"maxTokens":1}`:                          "messages[0].content",
-		`{"messages":[{"role":"user","content":{"type":"video","text":"x"}}],"maxTokens":1}`:  "messages[0].content[0].type",
+		`{"messages":[],"maxTokens":5}`:                                                                      "messages",
+		`{"messages":[{"role":"user","content":{"type":"text","text":"x"}}]}`:                                "maxTokens",
+		`{"messages":[{"role":"system","content":{"type":"text","text":"x"}}],"maxTokens":1}`:                "messages[0].role",
+		`{"messages":[{"role":"user","content":"x"}],"maxTokens":1}`:                                         "messages[0].content",
+		`{"messages":[{"role":"user","content":{"type":"video","text":"x"}}],"maxTokens":1}`:                 "messages[0].content[0].type",
+		`{"messages":[{"role":"user","content":{"type":"text","text":"x"}}],"maxTokens":"5"}`:                "maxTokens",
+		`{"messages":[{"role":"user","content":{"type":"text","text":"x"}}],"systemPrompt":1,"maxTokens":5}`: "systemPrompt",
 	} {
 		if _, err := ParseSampling(json.RawMessage(params), SamplingSupport{}); !errors.As(err, &perr) || perr.Field != field {
 			t.Errorf("%s: error %v, want field %s", params, err, field)

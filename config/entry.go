@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"sort"
 	"strings"
@@ -74,15 +75,27 @@ func (p *entryParser) strMap(field string, dst *map[string]string) bool {
 // millis reads a deadline: an integer number of milliseconds from 1 to
 // 2,147,483,647.
 func (p *entryParser) millis(field string) *int64 {
-	var v int64
-	if !p.decode(field, &v, "must be an integer number of milliseconds from 1 to 2147483647") {
+	raw, ok := p.fields[field]
+	if !ok {
 		return nil
 	}
-	if v < 1 || v > 2147483647 {
+	v, whole := wholeNumber(raw)
+	if !whole || v < 1 || v > 2147483647 {
 		p.fail(field, "must be an integer number of milliseconds from 1 to 2147483647")
 		return nil
 	}
 	return &v
+}
+
+// wholeNumber reads a JSON number without a fractional part: 1000, 1e3
+// and 1000.0 alike, as JSON Schema's "integer" (docs/mcp.schema.json) and
+// JavaScript hosts read them. null is not a number.
+func wholeNumber(raw json.RawMessage) (int64, bool) {
+	var f float64
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) || json.Unmarshal(raw, &f) != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 // template checks the interpolation syntax of a templated string.
@@ -241,9 +254,10 @@ func parseEntry(fields map[string]json.RawMessage, source, name string) (Server,
 // requestMillis reads requestTimeoutMs (or its synonym timeout): as seed 002
 // says, 0 or less means the default, like leaving it out.
 func (p *entryParser) requestMillis(field string) *int64 {
-	var v int64
-	if raw, ok := p.fields[field]; ok && json.Unmarshal(raw, &v) == nil && v <= 0 {
-		return nil
+	if raw, ok := p.fields[field]; ok {
+		if v, whole := wholeNumber(raw); whole && v <= 0 {
+			return nil
+		}
 	}
 	return p.millis(field)
 }

@@ -39,15 +39,15 @@ func parseSettings(raw map[string]json.RawMessage, from map[string]string) (Sett
 			}
 			set.IdleTimeout = &f
 		case "requestTimeoutMs":
-			var n int64
-			if json.Unmarshal(v, &n) != nil || n < 0 || n > 2147483647 {
+			n, whole := wholeNumber(v)
+			if !whole || n < 0 || n > 2147483647 {
 				bad(k, "must be an integer number of milliseconds from 0 to 2147483647")
 				continue
 			}
 			set.RequestTimeoutMs = &n
 		case "npxInstallTimeoutMs":
-			var n int64
-			if json.Unmarshal(v, &n) != nil || n < 1 || n > 2147483647 {
+			n, whole := wholeNumber(v)
+			if !whole || n < 1 || n > 2147483647 {
 				bad(k, "must be an integer number of milliseconds from 1 to 2147483647")
 				continue
 			}

@@ -199,8 +199,9 @@ func askURL(in io.Reader, out io.Writer, q mcprt.ElicitURL) (mcprt.ElicitAnswer,
 }
 
 // sampleWith runs the sampling command: the request as JSON on its stdin;
-// its stdout is the answer, as {"text", "model", "stopReason"} or as plain
-// text.
+// its stdout is the answer, as {"text", "model", "stopReason"}, as MCP's
+// result ({"content": {"type": "text", "text"}, "model", "stopReason"}) or
+// as plain text.
 func sampleWith(ctx context.Context, words []string, q mcprt.SamplingRequest) (mcprt.SamplingResult, error) {
 	msgs := make([]map[string]string, 0, len(q.Messages))
 	for _, m := range q.Messages {
@@ -222,8 +223,15 @@ func sampleWith(ctx context.Context, words []string, q mcprt.SamplingRequest) (m
 		Text       *string `json:"text"`
 		Model      string  `json:"model"`
 		StopReason string  `json:"stopReason"`
+		Content    *struct {
+			Type string  `json:"type"`
+			Text *string `json:"text"`
+		} `json:"content"` // MCP's CreateMessageResult shape
 	}
-	if json.Unmarshal(out, &res) == nil && res.Text != nil {
+	if json.Unmarshal(out, &res) == nil && res.Text == nil && res.Content != nil && res.Content.Type == "text" {
+		res.Text = res.Content.Text
+	}
+	if res.Text != nil {
 		return mcprt.SamplingResult{Text: *res.Text, Model: res.Model, StopReason: res.StopReason}, nil
 	}
 	if len(out) == 0 {

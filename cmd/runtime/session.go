@@ -183,6 +183,10 @@ func (s *session) read(stdin io.Reader) {
 func (s *session) handle(line []byte) {
 	var req sessionRequest
 	if err := json.Unmarshal(line, &req); err != nil {
+		if id, msg, ok := mistyped(line, err); ok {
+			s.out.send(protocolError(id, "invalid_request", msg))
+			return
+		}
 		s.out.send(protocolError(nil, "parse_error", "the line is not a JSON object: "+err.Error()))
 		return
 	}

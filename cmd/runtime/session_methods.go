@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/mcprt/mcprt/messages"
 )
@@ -129,9 +130,46 @@ func decodeParams(params json.RawMessage, v any) error {
 	if err := json.Unmarshal(params, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return messages.Errorf(messages.KindInvalidArgs, "", "params.%s: expected %s", te.Field, te.Type)
+			return messages.Errorf(messages.KindInvalidArgs, "", "params.%s: expected %s", te.Field, jsonKind(te.Type))
+		}
+		if te != nil {
+			return messages.Errorf(messages.KindInvalidArgs, "", "params: expected an object")
 		}
 		return messages.Errorf(messages.KindInvalidArgs, "", "params: %s", fmt.Sprint(err))
 	}
 	return nil
+}
+
+// mistyped recognises a JSON object with an id whose tool, method or
+// cancel has the wrong type: it is answered with that id, naming the
+// member, rather than as a line that could not be read.
+func mistyped(line []byte, err error) (json.RawMessage, string, bool) {
+	var te *json.UnmarshalTypeError
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if !errors.As(err, &te) || te.Field == "" || json.Unmarshal(line, &probe) != nil || len(probe.ID) == 0 || string(probe.ID) == "null" {
+		return nil, "", false
+	}
+	if te.Field == "cancel" {
+		return probe.ID, `"cancel" must be true`, true
+	}
+	return probe.ID, fmt.Sprintf("%q must be a string", te.Field), true
+}
+
+// jsonKind names a Go type as the JSON type a host must send.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "number"
 }

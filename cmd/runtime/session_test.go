@@ -165,6 +165,13 @@ func TestSessionProtocol(t *testing.T) {
 		t.Errorf("malformed line answered %v", e)
 	}
 
+	// A JSON object with an id but a mistyped member is answered with its id.
+	s.sendRaw(`{"id":"bad1","tool":5}`)
+	bad := s.await("the mistyped request's error", hasID(`"bad1"`))
+	if bad["error"] == nil || bad["error"].(map[string]any)["code"] != "invalid_request" {
+		t.Errorf("mistyped request answered %v", bad)
+	}
+
 	// A call in flight: its id cannot be reused until it answers; cancel ends it.
 	s.send(`{"id":"h1","tool":"mcp","args":{"tool":"hang","args":{}}}`)
 	s.send(`{"id":"h1","tool":"mcp","args":{"tool":"echo","args":{"message":"x"}}}`)
