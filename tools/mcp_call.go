@@ -86,7 +86,7 @@ func (m *MCP) invoke(ctx context.Context, e *entry, args json.RawMessage) Result
 	if m.opts.UserAsked != nil && m.opts.UserAsked(e.Server) != asked {
 		// The call waited for the user (the server asked them something):
 		// the model reads it, and its deadline did not count that time.
-		res.Text += "\n[The server asked the user during this call; the answer was theirs.]"
+		res.Text += "\n[The server asked the user during this call; the host answered for them (the user, or a policy such as decline).]"
 		if res.Details == nil {
 			res.Details = map[string]any{}
 		}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -85,12 +86,11 @@ func (g *globals) clientHooks() (mcprt.ClientHooks, error) {
 		roots = []string{wd}
 	}
 	for _, r := range roots {
-		abs, err := filepath.Abs(r)
+		root, err := rootOf(r)
 		if err != nil {
 			return h, usage("--root %s: %s", r, err)
 		}
-		u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
-		h.Roots = append(h.Roots, mcprt.Root{URI: u.String(), Name: filepath.Base(abs)})
+		h.Roots = append(h.Roots, root)
 	}
 	h.Progress = func(p mcprt.Progress) {
 		if !isTerminal(os.Stderr) {
@@ -238,4 +238,23 @@ func sampleWith(ctx context.Context, words []string, q mcprt.SamplingRequest) (m
 		return mcprt.SamplingResult{}, errors.New("the sampling command printed nothing")
 	}
 	return mcprt.SamplingResult{Text: string(out), Model: words[0]}, nil
+}
+
+// rootOf is one --root: a path (made absolute) or a file:// URI as a
+// server would see it.
+func rootOf(r string) (mcprt.Root, error) {
+	if strings.HasPrefix(strings.ToLower(r), "file:") {
+		u, err := url.Parse(r)
+		if err != nil || !strings.EqualFold(u.Scheme, "file") || (u.Host != "" && u.Host != "localhost") || !strings.HasPrefix(u.Path, "/") {
+			return mcprt.Root{}, fmt.Errorf("a file URI must be file:///ABSOLUTE/PATH")
+		}
+		u.Scheme, u.Host = "file", ""
+		return mcprt.Root{URI: u.String(), Name: path.Base(u.Path)}, nil
+	}
+	abs, err := filepath.Abs(r)
+	if err != nil {
+		return mcprt.Root{}, err
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	return mcprt.Root{URI: u.String(), Name: filepath.Base(abs)}, nil
 }
