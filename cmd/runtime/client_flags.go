@@ -92,6 +92,9 @@ func (g *globals) clientHooks() (mcprt.ClientHooks, error) {
 		}
 		h.Roots = append(h.Roots, root)
 	}
+	if g.asker != nil {
+		g.asker.hooks(&h) // runtime session --ask-host
+	}
 	h.Progress = func(p mcprt.Progress) {
 		if !isTerminal(os.Stderr) {
 			return

@@ -38,9 +38,10 @@ type globals struct {
 	config  string
 	url     string
 	stdio   string
-	attach  string   // --attach ADDR: a shared runtime (serve.go)
-	tls     tlsFlags // --tls-*: mutual TLS with it (tls_flags.go)
-	serving bool     // the command is serve (it takes --tls-cert and --tls-key)
+	attach  string     // --attach ADDR: a shared runtime (serve.go)
+	tls     tlsFlags   // --tls-*: mutual TLS with it (tls_flags.go)
+	serving bool       // the command is serve (it takes --tls-cert and --tls-key)
+	asker   *hostAsker // runtime session --ask-host: the host answers servers' questions
 	json    bool
 	verbose bool
 	oauth   oauthFlags // auth_flags.go

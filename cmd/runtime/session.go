@@ -15,39 +15,18 @@ import (
 	"github.com/mcprt/mcprt/messages"
 )
 
-// The sidecar protocol (docs/sidecar.md, docs/sidecar.schema.json).
-const (
-	sessionProtocol = "mcprt-session"
-	// sessionVersion changes when a line's meaning changes; new optional
-	// fields do not change it.
-	sessionVersion = 1
-	// maxSessionLine is the longest input line read; a longer one is
-	// answered with an error and skipped.
-	maxSessionLine = 4 << 20
-	// maxInFlight is how many requests may run at once; more are refused.
-	maxInFlight = 64
-)
-
 func sessionCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var askHost bool
+	cmd := &cobra.Command{
 		Use:   "session",
 		Short: "run as a sidecar: JSON lines on stdin and stdout for a host in any language (docs/sidecar.md)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return g.runSession(cmd.Context(), cmd.InOrStdin())
+			return g.runSession(cmd.Context(), cmd.InOrStdin(), askHost)
 		},
 	}
-}
-
-// sessionRequest is one input line. Exactly one of Tool, Method and Cancel
-// says what it is.
-type sessionRequest struct {
-	ID     json.RawMessage `json:"id"`
-	Tool   string          `json:"tool"`
-	Args   json.RawMessage `json:"args"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Cancel bool            `json:"cancel"`
+	cmd.Flags().BoolVar(&askHost, "ask-host", false, "servers' questions (elicitation, sampling) go to the host as ask lines it answers")
+	return cmd
 }
 
 // session is one running sidecar.
@@ -58,6 +37,7 @@ type session struct {
 	local *mcprt.Runtime
 	out   *sessionOut
 	ctx   context.Context
+	asker *hostAsker // --ask-host, else nil
 
 	calls sync.WaitGroup
 	mu    sync.Mutex
@@ -71,17 +51,18 @@ type session struct {
 // runSession serves the sidecar protocol until stdin ends (or the process
 // is interrupted), then waits for the calls in flight, closes the runtime
 // (reaping every server) and flushes stdout.
-func (g *globals) runSession(ctx context.Context, stdin io.Reader) error {
+func (g *globals) runSession(ctx context.Context, stdin io.Reader, askHost bool) error {
 	out := newSessionOut(g.stdout)
+	if askHost {
+		g.asker = newHostAsker(out)
+	}
 	rt, local, err := g.sidecarRuntime(ctx, sessionHost{out: out})
 	if err != nil {
 		out.close()
 		return err
 	}
-	s := &session{rt: rt, local: local, out: out, ctx: ctx, inFlight: map[string]context.CancelFunc{}, subs: map[string]*mcprt.Subscription{}}
-	out.send(map[string]any{"hello": map[string]any{
-		"protocol": sessionProtocol, "version": sessionVersion, "runtime": mcprt.Version, "tools": toolDefs(rt.Tools()),
-	}})
+	s := &session{rt: rt, local: local, out: out, ctx: ctx, asker: g.asker, inFlight: map[string]context.CancelFunc{}, subs: map[string]*mcprt.Subscription{}}
+	s.hello()
 	stopWatching := s.watch()
 	s.read(stdin)
 	s.calls.Wait()
@@ -188,6 +169,10 @@ func (s *session) handle(line []byte) {
 			return
 		}
 		s.out.send(protocolError(nil, "parse_error", "the line is not a JSON object: "+err.Error()))
+		return
+	}
+	if req.Answer != nil {
+		s.handleAnswer(req)
 		return
 	}
 	id := req.ID

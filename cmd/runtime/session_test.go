@@ -63,8 +63,15 @@ type sidecar struct {
 
 func startSidecar(t *testing.T, args ...string) *sidecar {
 	t.Helper()
+	return startSidecarArgs(t, append(args, "session")...)
+}
+
+// startSidecarArgs runs the binary with args as given (they name the
+// session command and its own flags).
+func startSidecarArgs(t *testing.T, args ...string) *sidecar {
+	t.Helper()
 	// testkit.Ctx only guards against a hang; the test waits on lines.
-	cmd := exec.CommandContext(testkit.Ctx(t), binary(t), append(args, "session")...)
+	cmd := exec.CommandContext(testkit.Ctx(t), binary(t), args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "MCPRT_AGENT_DIR="+t.TempDir())
 	in, err := cmd.StdinPipe()

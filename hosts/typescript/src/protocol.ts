@@ -63,6 +63,29 @@ export interface Notice {
   text: string;
 }
 
+/** A field of an elicitation form (`runtime session --ask-host`). */
+export interface AskField {
+  name: string;
+  kind: "string" | "number" | "integer" | "boolean" | "enum" | "multi";
+  required: boolean;
+  title?: string;
+  description?: string;
+  format?: string;
+  options?: { value: string; title: string }[];
+  default?: unknown;
+}
+
+/** A server's question for the host (docs/sidecar.md, "Questions for the host"). */
+export type Ask =
+  | { id: string; kind: "elicitation"; server: string; message: string; fields: AskField[] }
+  | { id: string; kind: "url"; server: string; message: string; url: string; host: string }
+  | { id: string; kind: "sampling"; server: string; messages: { role: string; text: string }[]; systemPrompt?: string; maxTokens: number };
+
+/** The host's answer: an elicitation's or url's action, or a completion. */
+export type AskAnswer =
+  | { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> }
+  | { text: string; model: string; stopReason?: string };
+
 /** One server of a status snapshot. */
 export interface ServerStatus {
   name: string;

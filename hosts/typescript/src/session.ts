@@ -3,6 +3,8 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import {
+  type Ask,
+  type AskAnswer,
   PROTOCOL,
   PROTOCOL_VERSION,
   type Delivery,
@@ -30,6 +32,12 @@ export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
   /** The sidecar's stderr (logs for people): inherit (default), ignore, or a callback per chunk. Unless inherited, its end is quoted when the sidecar exits before its hello. */
   stderr?: "inherit" | "ignore" | ((chunk: string) => void);
+  /**
+   * Answers servers' questions (elicitation, URL consent, sampling): the
+   * sidecar runs with `--ask-host`. The signal aborts when the question is
+   * withdrawn; a rejection answers the server with an error.
+   */
+  ask?: (q: Ask, signal: AbortSignal) => Promise<AskAnswer>;
 }
 
 /** A per-call option: cancel the request when the signal aborts. */
@@ -93,7 +101,11 @@ export class Session {
   private exited: Promise<number | null>;
   private ended = false;
 
-  private constructor(child: ChildProcess, hello: Hello, exited: Promise<number | null>) {
+  private readonly asker?: (q: Ask, signal: AbortSignal) => Promise<AskAnswer>;
+  private readonly asking = new Map<string, AbortController>();
+
+  private constructor(child: ChildProcess, hello: Hello, exited: Promise<number | null>, asker?: (q: Ask, signal: AbortSignal) => Promise<AskAnswer>) {
+    this.asker = asker;
     this.child = child;
     this.hello = hello;
     this.currentTools = hello.tools;
@@ -104,7 +116,7 @@ export class Session {
   static start(opts: SessionOptions = {}): Promise<Session> {
     const stderr = opts.stderr ?? "inherit";
     const command = opts.command ?? "runtime";
-    const child = spawn(command, [...(opts.args ?? []), "session"], {
+    const child = spawn(command, [...(opts.args ?? []), "session", ...(opts.ask ? ["--ask-host"] : [])], {
       cwd: opts.cwd,
       env: opts.env,
       stdio: ["pipe", "pipe", stderr === "inherit" ? "inherit" : "pipe"],
@@ -148,7 +160,7 @@ export class Session {
           child.kill();
           return;
         }
-        session = new Session(child, hello, exited);
+        session = new Session(child, hello, exited, opts.ask);
         for (const m of early) session.dispatch(m);
         resolve(session);
       });
@@ -262,6 +274,17 @@ export class Session {
     });
   }
 
+  /** Puts a server's question to the ask option and writes its answer line. */
+  private answerAsk(q: Ask): void {
+    if (!this.asker) return;
+    const ctl = new AbortController();
+    this.asking.set(q.id, ctl);
+    this.asker(q, ctl.signal).then(
+      (result) => { if (this.asking.delete(q.id)) this.write(JSON.stringify({ answer: q.id, result })); },
+      (err: unknown) => { if (this.asking.delete(q.id)) this.write(JSON.stringify({ answer: q.id, error: err instanceof Error ? err.message : String(err) })); },
+    );
+  }
+
   private write(line: string): void {
     if (this.ended || this.child.stdin!.writableEnded) return;
     this.child.stdin!.write(line + "\n");
@@ -270,6 +293,12 @@ export class Session {
   private dispatch(msg: unknown): void {
     if (typeof msg !== "object" || msg === null) return;
     const m = msg as Record<string, unknown>;
+    if ("ask" in m) return this.answerAsk(m.ask as Ask);
+    if ("withdraw" in m) {
+      this.asking.get(m.withdraw as string)?.abort();
+      this.asking.delete(m.withdraw as string);
+      return;
+    }
     if ("deliver" in m) return this.emit("deliver", m.deliver as Delivery);
     if ("notice" in m) return this.emit("notice", m.notice as Notice);
     if ("event" in m) return this.emit("event", m.event as SubscriptionEvent);

@@ -45,7 +45,8 @@ func clientRequestTools() []server.ServerTool {
 			if err != nil {
 				return text("error: " + err.Error()), nil
 			}
-			name, _ := res.Content.(map[string]any)["name"].(string)
+			content, _ := res.Content.(map[string]any) // nil when declined
+			name, _ := content["name"].(string)
 			return text(string(res.Action) + " " + name), nil
 		}),
 		tool(ToolAskRootsLater, "Returns, then asks the client's roots with no call in flight.", func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
