@@ -3,7 +3,6 @@ package mcpline
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"mime"
 	"net/http"
 	"slices"
@@ -110,13 +109,8 @@ func (s *StreamableServer) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Content-Type must be application/json", http.StatusUnsupportedMediaType)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxLine+1))
-	if err != nil {
-		http.Error(w, "cannot read request body", http.StatusBadRequest)
-		return
-	}
-	if len(body) > MaxLine {
-		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	var head struct {

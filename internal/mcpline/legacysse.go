@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 
@@ -157,13 +156,8 @@ func (s *LegacySSE) serveMessage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown or ended session", http.StatusNotFound)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxLine+1))
-	if err != nil {
-		http.Error(w, "cannot read request body", http.StatusBadRequest)
-		return
-	}
-	if len(body) > MaxLine {
-		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	if !json.Valid(body) {

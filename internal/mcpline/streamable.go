@@ -50,13 +50,8 @@ func (f *streamableFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.next.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxLine+1))
-	if err != nil {
-		http.Error(w, "cannot read request body", http.StatusBadRequest)
-		return
-	}
-	if len(body) > MaxLine {
-		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
