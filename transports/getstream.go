@@ -1,13 +1,10 @@
 package transports
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -32,10 +29,9 @@ const (
 
 // getStream is one connection's standalone GET stream.
 type getStream struct {
-	c      *conn
-	url    string
-	lastID string
-	retry  time.Duration
+	c   *conn
+	url string
+	cur sseCursor // the last event id and the server's retry
 }
 
 // startGETStream opens the stream and returns once the server has answered
@@ -44,7 +40,7 @@ type getStream struct {
 // push; reading and reopening go on in the background until the connection
 // ends.
 func (c *conn) startGETStream(ctx context.Context) {
-	g := &getStream{c: c, url: c.endpoint.URL, retry: defaultRetry}
+	g := &getStream{c: c, url: c.endpoint.URL}
 	answered := make(chan struct{})
 	if !c.spawnOp(func() { g.run(answered) }) {
 		return
@@ -99,45 +95,25 @@ func (g *getStream) open() (*http.Response, error) {
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	g.c.httpHeaders(req.Header)
-	if g.lastID != "" {
-		req.Header.Set("Last-Event-ID", g.lastID)
+	if g.cur.lastID != "" {
+		req.Header.Set("Last-Event-ID", g.cur.lastID)
 	}
 	return g.c.client.Do(req)
 }
 
 // read reads the stream's events until it ends: the tap has already taken
 // the requests and the streams' notifications out; what is left are
-// notifications for normal handling and event ids and retry fields.
+// notifications for normal handling and event ids and retry fields. An
+// event the body ended in the middle of is not dispatched.
 func (g *getStream) read(body io.Reader) {
-	br := bufio.NewReaderSize(body, 32<<10)
-	var data []byte
+	r := newSSEReader(body, &g.cur)
+	defer r.release()
 	for {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// The tap bounds events; a line this long is data to keep.
-			data = append(data, line...)
-			continue
-		}
-		trimmed := bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(trimmed) == 0 && len(line) > 0:
-			g.dispatch(data)
-			data = data[:0]
-		case bytes.HasPrefix(trimmed, []byte("id:")):
-			g.lastID = strings.TrimSpace(string(trimmed[3:]))
-		case bytes.HasPrefix(trimmed, []byte("retry:")):
-			if ms, perr := strconv.Atoi(strings.TrimSpace(string(trimmed[6:]))); perr == nil && ms >= 0 {
-				g.retry = min(max(time.Duration(ms)*time.Millisecond, minRetry), maxRetry)
-			}
-		case bytes.HasPrefix(trimmed, dataField):
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, bytes.TrimPrefix(trimmed[len(dataField):], []byte(" "))...)
-		}
-		if err != nil {
+		_, data, err := r.next()
+		if err != nil || r.cut {
 			return
 		}
+		g.dispatch(data)
 	}
 }
 
@@ -156,7 +132,7 @@ func (g *getStream) dispatch(data []byte) {
 
 // wait waits the retry time on the injected clock; false when the
 // connection ended first.
-func (g *getStream) wait() bool { return g.c.waitRetry(g.retry) }
+func (g *getStream) wait() bool { return g.c.waitRetry(min(g.cur.delay(), maxRetry)) }
 
 func isEventStream(resp *http.Response) bool {
 	return strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")

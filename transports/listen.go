@@ -142,14 +142,4 @@ func (c *conn) listenOnce(params json.RawMessage, acked func()) (ok, refused boo
 
 // waitRetry waits d on the injected clock; false when the connection ended
 // first.
-func (c *conn) waitRetry(d time.Duration) bool {
-	fired := make(chan struct{})
-	t := c.d.clock().AfterFunc(d, func() { close(fired) })
-	select {
-	case <-fired:
-		return true
-	case <-c.ctx.Done():
-		t.Stop()
-		return false
-	}
-}
+func (c *conn) waitRetry(d time.Duration) bool { return waitOn(c.ctx, c.d.clock(), d) }

@@ -37,6 +37,15 @@ type sseCursor struct {
 	hasRetry bool
 }
 
+// delay is the wait before reopening: the server's retry (at least
+// minRetry), defaultRetry when it gave none.
+func (c *sseCursor) delay() time.Duration {
+	if !c.hasRetry {
+		return defaultRetry
+	}
+	return max(c.retry, minRetry)
+}
+
 // sseReader reads events from one SSE body.
 type sseReader struct {
 	br   *bufio.Reader
@@ -47,6 +56,9 @@ type sseReader struct {
 	// dispatched.
 	id    string
 	hasID bool
+	// cut is set when next returned the unfinished last event of a body
+	// that ended without the blank line that dispatches it.
+	cut bool
 }
 
 var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 8<<10) }}
@@ -86,7 +98,7 @@ func (r *sseReader) next() (name string, data []byte, err error) {
 			}
 			if len(r.data) > 0 {
 				name, data = r.event()
-				r.data = r.data[:0] // returned once; the error comes next
+				r.data, r.cut = r.data[:0], true // returned once; the error comes next
 				return name, data, nil
 			}
 			return "", nil, err
@@ -196,11 +208,7 @@ func (s *streamable) readEvents(body io.Reader, cur *sseCursor) (*rpcResponse, e
 // resume waits the retry time the server gave, then reopens the stream
 // with a GET carrying Last-Event-ID and reads it.
 func (s *streamable) resume(ctx context.Context, cur *sseCursor) (*rpcResponse, error) {
-	delay := defaultRetry
-	if cur.hasRetry {
-		delay = max(cur.retry, minRetry)
-	}
-	if !waitOn(ctx, s.clock, delay) {
+	if !waitOn(ctx, s.clock, cur.delay()) {
 		return nil, ctx.Err()
 	}
 	ctx, cancel := context.WithCancel(ctx)
