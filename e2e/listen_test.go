@@ -36,15 +36,7 @@ func TestListenForListChangesWithTSPeer(t *testing.T) {
 			}
 			defer rt.Close()
 			mcp, _ := rt.Tool(mcprt.MCPToolName)
-			has := func(tool string) bool {
-				tools, _ := rt.ServerTools("peer")
-				for _, tl := range tools {
-					if tl.Name == tool {
-						return true
-					}
-				}
-				return false
-			}
+			has := func(tool string) bool { return catalogHas(rt, "peer", tool) }
 			res := mcp.Execute(ctx, json.RawMessage(`{"server":"peer","tool":"echo","args":{}}`))
 			if res.IsError {
 				t.Fatalf("echo: %s", res.Text)
@@ -95,13 +87,16 @@ func TestListenReopensAfterACutWithTSPeer(t *testing.T) {
 	}
 	testkit.Poll(ctx, t, "a second listen request", func() bool { return strings.Contains(call("listens"), "listens 2") })
 	call("add_tool")
-	testkit.Poll(ctx, t, "the catalog lists the added tool", func() bool {
-		tools, _ := rt.ServerTools("peer")
-		for _, tl := range tools {
-			if tl.Name == "added" {
-				return true
-			}
+	testkit.Poll(ctx, t, "the catalog lists the added tool", func() bool { return catalogHas(rt, "peer", "added") })
+}
+
+// catalogHas says whether server's catalog lists tool.
+func catalogHas(rt *mcprt.Runtime, server, tool string) bool {
+	tools, _ := rt.ServerTools(server)
+	for _, tl := range tools {
+		if tl.Name == tool {
+			return true
 		}
-		return false
-	})
+	}
+	return false
 }
