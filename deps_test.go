@@ -50,6 +50,7 @@ var layers = map[string]layer{
 	"config":                       {[]string{"messages", modHujson, modTOML}, "config is pure: no I/O beyond reading files, no actors, no transports"},
 	"eventstream":                  {[]string{"messages", "clock", "internal/jsonscan", modLRU}, "eventstream is a pure state machine: no I/O, actors or transports"},
 	"supervisor":                   {[]string{"messages", "clock", modBackoff}, "supervisor is a pure state machine: no I/O, actors or transports"},
+	"sessions":                     {nil, "sessions is pure: the shared runtime member's rules for its sessions (calls, subscription shares, liveness, questions, wakeup split); standard library only"},
 	"clientside":                   {nil, "clientside is pure: the client side of MCP's decisions (elicitation forms, answers, sampling checks); standard library only"},
 	"extension":                    {[]string{"messages"}, "extension is pure: the protocol-extension API's decisions, no I/O, actors or transports"},
 	"catalog":                      {[]string{"messages", "config", modJSONSchema, modURITmpl, modFlock, modLRU}, "catalog owns metadata and ranking: no actors, no transports"},
@@ -59,7 +60,7 @@ var layers = map[string]layer{
 	"tools":                        {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config", "internal/jsonscan"}, "tools talk to actors through typed messages; never to transports or protoactor"},
 	"":                             {[]string{"auth", "messages", "clock", "config", "eventstream", "supervisor", "extension", "clientside", "catalog", "transports", "actors", "tools", "internal/trace", "simseam"}, "the root package is the embedding API over everything below it"},
 	"demoserver":                   {[]string{"messages", "clock", "internal/mcpline", "internal/mcpserve", "internal/eventsrv", modMCP}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
-	"remote":                       {[]string{"", "messages", "clock", "eventstream", "clientside", modProtoactor, modGRPC, modProtobuf}, "remote shares a runtime across processes over protoactor's remote; only it (and what imports it) links gRPC"},
+	"remote":                       {[]string{"", "messages", "clock", "eventstream", "clientside", "sessions", modProtoactor, modGRPC, modProtobuf}, "remote shares a runtime across processes over protoactor's remote; only it (and what imports it) links gRPC"},
 	"cmd/runtime":                  {[]string{"", "auth", "demoserver", "messages", "clock", "config", "remote", modCobra, modShlex}, "cmd/runtime is wiring only"},
 	"internal/testonly/testserver": {[]string{"messages", "clock", "internal/mcpline", "internal/mcpserve", "internal/eventsrv", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
 	"internal/testonly/testenv":    {[]string{"clock", "internal/testonly/testserver", modXSys, modFlock}, "testenv only installs and starts test peers"},
@@ -75,7 +76,7 @@ var layers = map[string]layer{
 }
 
 // pure packages are state machines: no goroutines, channels, locks or contexts.
-var pure = []string{"eventstream", "supervisor", "extension", "clientside"}
+var pure = []string{"eventstream", "supervisor", "extension", "clientside", "sessions"}
 
 // goroutineOwners may contain go statements.
 var goroutineOwners = []string{"auth", "transports", "actors", "remote", "cmd/runtime", "demoserver", "internal/testonly/testserver", "internal/testonly/testenv", "internal/mcpline", "internal/trace", "simtests"}

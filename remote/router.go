@@ -2,13 +2,13 @@ package remote
 
 import (
 	"context"
-	"slices"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/sessions"
 )
 
 // router is the shared runtime's Host: it hands every delivery to the
@@ -17,6 +17,9 @@ import (
 // A subscription belongs to the sessions whose mcp_events subscribe made
 // or reused it (the runtime reuses a live subscription of the same
 // server, event and canonical arguments: the events stream is shared).
+// The rules (who owns what, who gets which item, which session a
+// question goes to) are package sessions'; the router holds them under
+// its lock and maps session ids to actors.
 // An events or status wakeup is split by subscription: each owning
 // session gets a wakeup of its own holding only its subscriptions' items
 // (the batch's dropped count goes to every session that gets a part). An
@@ -25,12 +28,8 @@ import (
 type router struct {
 	mu sync.Mutex
 	// The fields below are guarded by mu.
-	sessions map[string]sessionEntry          // by session actor id
-	owners   map[string]map[string]*actor.PID // subscription id → its sessions (by actor id)
-	order    []string                         // session actor ids in attach order
-	flights  map[string]map[uint64]flight     // session actor id → its calls in flight (router_pick.go)
-	lastUse  map[string]string                // server → the session whose call last named it
-	seq      uint64                           // orders the calls
+	core *sessions.Member        // the sessions' rules (pure: package sessions)
+	pids map[string]sessionEntry // by session actor id, while the session is live
 
 	send func(pid *actor.PID, m any) // set by Serve
 }
@@ -41,71 +40,48 @@ type sessionEntry struct {
 }
 
 func newRouter() *router {
-	return &router{sessions: map[string]sessionEntry{}, owners: map[string]map[string]*actor.PID{},
-		flights: map[string]map[uint64]flight{}, lastUse: map[string]string{}}
+	return &router{core: sessions.New(), pids: map[string]sessionEntry{}}
 }
 
-func (r *router) add(pid *actor.PID, client string) {
+// do runs one input of the sessions' rules and returns its effects, for
+// the session actor to execute in order outside the lock.
+func (r *router) do(f func(m *sessions.Member) []sessions.Effect) []sessions.Effect {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.sessions[pid.Id] = sessionEntry{pid: pid, client: client}
-	r.order = append(r.order, pid.Id)
-}
-
-// remove forgets a session (its subscriptions are released one by one
-// by its actor first).
-func (r *router) remove(pid *actor.PID) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.sessions, pid.Id)
-	delete(r.flights, pid.Id)
-	r.order = slices.DeleteFunc(r.order, func(id string) bool { return id == pid.Id })
-}
-
-// own records that pid's session owns sub too.
-func (r *router) own(sub string, pid *actor.PID) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.owners[sub] == nil {
-		r.owners[sub] = map[string]*actor.PID{}
+	effs := f(r.core)
+	for _, e := range effs {
+		if e.Kind == sessions.Ended {
+			delete(r.pids, e.Session) // no longer routed to
+		}
 	}
-	r.owners[sub][pid.Id] = pid
+	return effs
 }
 
-// release ends pid's share of sub; last reports that no session owns it
-// any more (the runtime's subscription is then to be ended).
-func (r *router) release(sub string, pid *actor.PID) (last bool) {
+// attach adds a session (its actor's Started).
+func (r *router) attach(pid *actor.PID, client string) []sessions.Effect {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	set, ok := r.owners[sub]
-	if !ok {
-		return false
-	}
-	delete(set, pid.Id)
-	if len(set) > 0 {
-		return false
-	}
-	delete(r.owners, sub)
-	return true
+	r.pids[pid.Id] = sessionEntry{pid: pid, client: client}
+	return r.core.Attach(pid.Id)
 }
 
 func (r *router) count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.sessions)
+	return len(r.core.Sessions())
 }
 
 // all returns every session, in attach order.
 func (r *router) all() []*actor.PID {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.allLocked()
+	return r.pidsLocked(r.core.Sessions())
 }
 
-func (r *router) allLocked() []*actor.PID {
-	out := make([]*actor.PID, 0, len(r.order))
-	for _, id := range r.order {
-		out = append(out, r.sessions[id].pid)
+func (r *router) pidsLocked(ids []string) []*actor.PID {
+	out := make([]*actor.PID, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, r.pids[id].pid)
 	}
 	return out
 }
@@ -115,8 +91,8 @@ func (r *router) sessionsAt(address string) []*actor.PID {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []*actor.PID
-	for _, e := range r.sessions {
-		if e.client == address {
+	for _, id := range r.core.Sessions() {
+		if e := r.pids[id]; e.client == address {
 			out = append(out, e.pid)
 		}
 	}
@@ -164,34 +140,23 @@ type part struct {
 	m   messages.HostMessage
 }
 
-// split groups n items by the sessions owning their subscriptions (an
-// item nobody owns goes to every session) and builds each session's
-// wakeup with build; the batch's drops go to every session with a part
-// (to every session when the batch has no item).
+// split groups n items by the sessions owning their subscriptions
+// (sessions.Member.Split) and builds each session's wakeup with build.
 func (r *router) split(n int, sub func(int) string, dropped int, build func(idx []int, dropped int) (messages.HostMessage, error)) []part {
 	r.mu.Lock()
-	all := r.allLocked()
-	byID := map[string][]int{}
-	for i := 0; i < n; i++ {
-		set, owned := r.owners[sub(i)]
-		for _, pid := range all {
-			if !owned || set[pid.Id] != nil {
-				byID[pid.Id] = append(byID[pid.Id], i)
-			}
-		}
+	shares := r.core.Split(n, sub, dropped)
+	pids := make([]*actor.PID, len(shares))
+	for i, sh := range shares {
+		pids[i] = r.pids[sh.Session].pid
 	}
 	r.mu.Unlock()
 	var out []part
-	for _, pid := range all { // attach order: deterministic
-		idx := byID[pid.Id]
-		if len(idx) == 0 && (n > 0 || dropped == 0) {
-			continue
-		}
-		m, err := build(idx, dropped)
+	for i, sh := range shares { // attach order: deterministic
+		m, err := build(sh.Items, dropped)
 		if err != nil {
 			continue // the runtime encoded these items already: cannot fail
 		}
-		out = append(out, part{pid: pid, m: m})
+		out = append(out, part{pid: pids[i], m: m})
 	}
 	return out
 }

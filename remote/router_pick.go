@@ -22,63 +22,16 @@ import (
 // With one session calling a server at a time this is exactly the session
 // whose call caused the question.
 
-// flight is a call of a session in flight: the server it names ("" for
-// none) and its order among all calls.
-type flight struct {
-	server string
-	seq    uint64
-}
-
-// begin records a session's call in flight.
-func (r *router) begin(pid *actor.PID, id uint64, server string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.seq++
-	if r.flights[pid.Id] == nil {
-		r.flights[pid.Id] = map[uint64]flight{}
-	}
-	r.flights[pid.Id][id] = flight{server: server, seq: r.seq}
-	if server != "" {
-		r.lastUse[server] = pid.Id
-	}
-}
-
-// finish forgets a call (answered, cancelled, or its session ended).
-func (r *router) finish(pid *actor.PID, id uint64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.flights[pid.Id], id)
-}
-
 // pick chooses the session a question of server goes to (nil: none is
-// attached).
+// attached), by the rule above (sessions.Member.Pick).
 func (r *router) pick(server string) *actor.PID {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var named, unnamed string
-	var namedSeq, unnamedSeq uint64
-	for sid, calls := range r.flights {
-		if _, ok := r.sessions[sid]; !ok {
-			continue
-		}
-		for _, f := range calls {
-			switch {
-			case f.server == server && (named == "" || f.seq < namedSeq):
-				named, namedSeq = sid, f.seq
-			case f.server == "" && (unnamed == "" || f.seq < unnamedSeq):
-				unnamed, unnamedSeq = sid, f.seq
-			}
-		}
-	}
-	for _, sid := range []string{named, unnamed, r.lastUse[server]} {
-		if e, ok := r.sessions[sid]; ok && sid != "" {
-			return e.pid
-		}
-	}
-	if len(r.order) == 0 {
+	sid := r.core.Pick(server)
+	if sid == "" {
 		return nil
 	}
-	return r.sessions[r.order[0]].pid
+	return r.pids[sid].pid
 }
 
 // requestServer is the server a request names ("" for none): the

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcprt/mcprt/sessions"
 )
 
 // The rule that picks the session a server's question goes to
@@ -19,25 +21,36 @@ func TestPickRule(t *testing.T) {
 			t.Errorf("%s: picked %v, want %v", why, got, p)
 		}
 	}
+	begin := func(p *actor.PID, id uint64, server string) {
+		r.do(func(m *sessions.Member) []sessions.Effect {
+			return m.Request(p.Id, sessions.Request{ID: id, Server: server, Counts: true})
+		})
+	}
+	finish := func(p *actor.PID, id uint64) {
+		r.do(func(m *sessions.Member) []sessions.Effect { return m.CallDone(p.Id, id, "") })
+	}
+	remove := func(p *actor.PID) {
+		r.do(func(m *sessions.Member) []sessions.Effect { return m.End(p.Id, "it detached", true) })
+	}
 	want("s", nil, "no session attached")
-	r.add(a, "x")
-	r.add(b, "x")
-	r.add(c, "x")
+	r.attach(a, "x")
+	r.attach(b, "x")
+	r.attach(c, "x")
 	want("s", a, "no call yet: the first attached")
-	r.begin(b, 1, "")
+	begin(b, 1, "")
 	want("s", b, "a call naming no server")
-	r.begin(c, 1, "s")
-	r.begin(a, 2, "s")
+	begin(c, 1, "s")
+	begin(a, 2, "s")
 	want("s", c, "the oldest call naming the server")
 	want("t", b, "another server: the call naming none")
-	r.finish(c, 1)
+	finish(c, 1)
 	want("s", a, "c's call ended: a's remains")
-	r.finish(a, 2)
-	r.finish(b, 1)
+	finish(a, 2)
+	finish(b, 1)
 	want("s", a, "no call in flight: the session whose call last named the server")
-	r.remove(a)
+	remove(a)
 	want("s", b, "that session detached: the first attached of the rest")
-	r.begin(c, 3, "s")
-	r.remove(c)
+	begin(c, 3, "s")
+	remove(c)
 	want("s", b, "a detached session's calls do not count")
 }

@@ -235,14 +235,13 @@ func (g *gatewayActor) Receive(ctx actor.Context) {
 		return // nowhere to answer
 	}
 	g.next++
-	sa := &sessionActor{srv: s, client: client, member: m.Member, calls: map[uint64]context.CancelFunc{}, subs: map[string]bool{}, asks: map[uint64]bool{}}
+	sa := &sessionActor{srv: s, client: client, member: m.Member, calls: map[uint64]context.CancelFunc{}}
 	pid, err := ctx.SpawnNamed(inlineProps(func() actor.Actor { return sa }), fmt.Sprintf("session-%d", g.next))
 	reply := &attachedMsg{Nonce: m.Nonce, Timeout: durationMs(s.opts.SessionTimeout / time.Millisecond)}
 	if err != nil {
 		reply.Err = toWireErr(messages.Errorf(messages.KindInternal, "", "spawning the session: %s", err))
 	} else {
-		reply.Session = refOf(pid)
-		s.router.add(pid, client.Address)
+		reply.Session = refOf(pid) // its actor attached itself to the router when it started
 		s.logger.Info("session attached", "session", pid.Id, "client", client.Address)
 	}
 	if err := s.sendTo(client, reply); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/sessions"
 )
 
 // sessionActor is one attached session on the serving member. It holds
@@ -17,6 +18,10 @@ import (
 // cancels its calls and unsubscribes its subscriptions; nothing of another
 // session is touched, and connections stay with their servers' actors,
 // which close them by their own idle rules.
+//
+// The rules are package sessions' (held by the router, under its lock):
+// the actor feeds them every message and executes the effects they return
+// (exec), in order.
 type sessionActor struct {
 	srv    *Server
 	client *actor.PID
@@ -24,16 +29,13 @@ type sessionActor struct {
 	member bool // another member's session: nothing is forwarded for it
 
 	calls map[uint64]context.CancelFunc // by request id
-	subs  map[string]bool               // subscription ids it owns
-	asks  map[uint64]bool               // questions put to the session, unanswered
 
 	timer clock.Timer
-	beat  uint64 // the live timer's token
-	// beatNow is beat, for the timer's own goroutine. When the timer
-	// finds the session silent for its timeout it sets expiring: from then
-	// on this actor writes to the session through protoactor's writer,
-	// which never blocks, and a write blocked on the session's stream now
-	// is aborted (server_links.go).
+	// beatNow is the live timer's token, for the timer's own goroutine.
+	// When the timer finds the session silent for its timeout it sets
+	// expiring: from then on this actor writes to the session through
+	// protoactor's writer, which never blocks, and a write blocked on the
+	// session's stream now is aborted (server_links.go).
 	beatNow  atomic.Uint64
 	expiring atomic.Bool
 	ended    bool
@@ -53,28 +55,49 @@ type (
 	sessionEnd struct{ why string }
 )
 
+// input is what an effect may need of the message that caused it.
+type input struct {
+	req    *requestMsg
+	reply  *replyMsg
+	answer *answerMsg
+	ask    *askMsg
+}
+
 func (a *sessionActor) Receive(ctx actor.Context) {
+	r, id := a.srv.router, ""
+	if a.self != nil {
+		id = a.self.Id
+	}
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		a.self = ctx.Self()
-		a.arm(ctx)
+		a.exec(ctx, r.attach(a.self, a.client.Address), input{})
 		return
 	case *actor.Stopping:
-		a.end(ctx, "the serving runtime is stopping", false)
+		a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect {
+			return c.End(id, "the serving runtime is stopping", false)
+		}), input{})
 		return
 	case callDone:
-		a.done(m)
+		a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect { return c.CallDone(id, m.id, m.sub) }), input{reply: m.reply})
 		return
 	case expired:
-		if m.beat == a.beat {
-			a.end(ctx, "no heartbeat within "+a.srv.opts.SessionTimeout.String(), true)
-		}
+		why := "no heartbeat within " + a.srv.opts.SessionTimeout.String()
+		a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect { return c.Expired(id, m.beat, why) }), input{})
 		return
 	case sessionEnd:
-		a.end(ctx, m.why, true)
+		a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect { return c.End(id, m.why, true) }), input{})
 		return
 	case askOut:
-		a.askOut(m)
+		if m.msg == nil {
+			a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect { return c.Withdraw(id, m.cancel) }), input{})
+		} else if m.msg.ID == 0 { // a notification (a URL elicitation's end): no answer
+			if !a.ended {
+				a.reply(m.msg)
+			}
+		} else {
+			a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect { return c.AskOut(id, m.msg.ID) }), input{ask: m.msg})
+		}
 		return
 	case routed:
 		if !a.ended {
@@ -96,36 +119,89 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	if msg == nil || a.ended {
 		return
 	}
-	a.arm(ctx) // any message of the session is a sign of life
+	var effs []sessions.Effect
+	in := input{}
 	switch m := msg.(type) {
 	case *requestMsg:
-		a.start(m)
+		req := sessions.Request{ID: m.ID}
+		req.Server, req.Counts = requestServer(m)
+		req.Action, req.Sub = eventsAction(m)
+		effs, in.req = r.do(func(c *sessions.Member) []sessions.Effect { return c.Request(id, req) }), m
 	case *cancelMsg:
-		if cancel, ok := a.calls[m.ID]; ok {
-			cancel()
-			a.srv.router.finish(a.self, m.ID)
-		}
+		effs = r.do(func(c *sessions.Member) []sessions.Effect { return c.Cancel(id, m.ID) })
 	case *answerMsg:
-		if a.asks[m.ID] { // only what was asked of this session
-			delete(a.asks, m.ID)
-			a.srv.answered(m)
-		}
+		effs, in.answer = r.do(func(c *sessions.Member) []sessions.Effect { return c.Answer(id, m.ID) }), m
 	case heartbeatMsg:
-		a.reply(heartbeatMsg{}) // the session's sign that this member lives
+		effs = r.do(func(c *sessions.Member) []sessions.Effect { return c.Heartbeat(id) })
 	case detachMsg:
-		a.end(ctx, "it detached", true)
+		effs = r.do(func(c *sessions.Member) []sessions.Effect { return c.Detach(id, "it detached") })
+	default: // any message of the session is a sign of life
+		effs = r.do(func(c *sessions.Member) []sessions.Effect { return c.Alive(id) })
+	}
+	a.exec(ctx, effs, in)
+}
+
+// exec executes the effects of one input, in order.
+func (a *sessionActor) exec(ctx actor.Context, effs []sessions.Effect, in input) {
+	for _, e := range effs {
+		switch e.Kind {
+		case sessions.Arm:
+			a.arm(ctx, e.Beat)
+		case sessions.StopTimer:
+			a.ended = true
+			if a.timer != nil {
+				a.timer.Stop()
+			}
+		case sessions.Run:
+			a.start(in.req, e.Filter)
+		case sessions.CancelCall:
+			if cancel := a.calls[e.ID]; cancel != nil {
+				cancel()
+			}
+		case sessions.Reply:
+			a.reply(in.reply)
+		case sessions.ReplyDuplicate:
+			a.reply(&replyMsg{ID: e.ID, Err: toWireErr(messages.Errorf(messages.KindInvalidArgs, "", "request id %d is already in flight", e.ID))})
+		case sessions.ReplyStopped:
+			a.replyResult(e.ID, stoppedResult())
+		case sessions.ReplyEnded:
+			a.reply(&replyMsg{ID: e.ID, Err: endedErr(e.Why)})
+		case sessions.Ended:
+			a.srv.logger.Info("session ended", "session", a.self.Id, "why", e.Why, "calls", e.Calls, "subscriptions", e.Subs)
+			a.reply(&endedMsg{Err: endedErr(e.Why)})
+		case sessions.HeartbeatAck:
+			a.reply(heartbeatMsg{}) // the session's sign that this member lives
+		case sessions.PassAnswer:
+			a.srv.answered(in.answer)
+		case sessions.AnswerEnded:
+			a.srv.answered(&answerMsg{ID: e.ID, Err: endedErr(e.Why)})
+		case sessions.PassAsk:
+			a.reply(in.ask)
+		case sessions.WithdrawAsk:
+			a.reply(&askCancelMsg{ID: e.ID})
+		case sessions.RefuseAsk:
+			a.srv.answered(&answerMsg{ID: e.ID, Err: toWireErr(messages.Errorf(messages.KindDisconnected, in.ask.Server, "the session asked has ended"))})
+		case sessions.Unsubscribe:
+			a.unsubscribe(e.Sub)
+		case sessions.Stop:
+			ctx.Stop(a.self)
+		}
 	}
 }
 
-// arm restarts the liveness timer.
-func (a *sessionActor) arm(ctx actor.Context) {
+// endedErr is the error a session's calls and questions get when it ends.
+func endedErr(why string) *wireErr {
+	return toWireErr(messages.Errorf(messages.KindDisconnected, "", "the shared runtime ended this session: %s", why))
+}
+
+// arm restarts the liveness timer with the rules' token.
+func (a *sessionActor) arm(ctx actor.Context, beat uint64) {
 	if a.timer != nil {
 		a.timer.Stop()
 	}
-	a.beat++
-	a.beatNow.Store(a.beat)
+	a.beatNow.Store(beat)
 	a.expiring.Store(false)
-	beat, self, sys, srv, addr := a.beat, ctx.Self(), ctx.ActorSystem(), a.srv, a.client.Address
+	self, sys, srv, addr := ctx.Self(), ctx.ActorSystem(), a.srv, a.client.Address
 	a.timer = a.srv.clock.AfterFunc(a.srv.opts.SessionTimeout, func() {
 		if a.beatNow.Load() == beat {
 			a.expiring.Store(true)
@@ -136,21 +212,11 @@ func (a *sessionActor) arm(ctx actor.Context) {
 }
 
 // start runs one request on a goroutine of the member's pool (a tool call
-// blocks); its outcome comes back as callDone.
-func (a *sessionActor) start(m *requestMsg) {
-	if _, dup := a.calls[m.ID]; dup {
-		a.reply(&replyMsg{ID: m.ID, Err: toWireErr(messages.Errorf(messages.KindInvalidArgs, "", "request id %d is already in flight", m.ID))})
-		return
-	}
-	handled, own := a.intercept(m)
-	if handled {
-		return
-	}
+// blocks); its outcome comes back as callDone. For a list, own is the
+// session's subscriptions, to keep of the runtime's answer.
+func (a *sessionActor) start(m *requestMsg, own map[string]bool) {
 	cctx, cancel := context.WithCancel(ctxBackground)
 	a.calls[m.ID] = cancel
-	if server, counts := requestServer(m); counts {
-		a.srv.router.begin(a.self, m.ID, server)
-	}
 	srv, self, member := a.srv, a.self, a.member
 	ran := srv.pool.run(func() {
 		defer cancel()
@@ -165,61 +231,7 @@ func (a *sessionActor) start(m *requestMsg) {
 	}
 }
 
-func (a *sessionActor) done(m callDone) {
-	delete(a.calls, m.id)
-	a.srv.router.finish(a.self, m.id)
-	if m.sub != "" && !a.subs[m.sub] {
-		a.subs[m.sub] = true
-		a.srv.router.own(m.sub, a.self)
-		if a.ended {
-			a.release(m.sub)
-			return
-		}
-	}
-	if !a.ended {
-		a.reply(m.reply)
-	}
-}
-
-// end cancels the session's calls and subscriptions and stops the actor.
-func (a *sessionActor) end(ctx actor.Context, why string, stop bool) {
-	if a.ended {
-		return
-	}
-	a.ended = true
-	if a.timer != nil {
-		a.timer.Stop()
-	}
-	a.srv.logger.Info("session ended", "session", a.self.Id, "why", why, "calls", len(a.calls), "subscriptions", len(a.subs))
-	// Every call in flight is answered now, once; its goroutine's late
-	// outcome is dropped (done).
-	ended := toWireErr(messages.Errorf(messages.KindDisconnected, "", "the shared runtime ended this session: %s", why))
-	for id, cancel := range a.calls {
-		cancel()
-		a.reply(&replyMsg{ID: id, Err: ended})
-	}
-	a.reply(&endedMsg{Err: ended})
-	for id := range a.asks {
-		a.srv.answered(&answerMsg{ID: id, Err: ended})
-	}
-	for sub := range a.subs {
-		a.release(sub)
-	}
-	a.srv.router.remove(a.self)
-	if stop {
-		ctx.Stop(a.self)
-	}
-}
-
-// release ends the session's share of a subscription; the runtime's
-// subscription ends with its last owner.
-func (a *sessionActor) release(sub string) {
-	if a.srv.router.release(sub, a.self) {
-		a.unsubscribe(sub)
-	}
-}
-
-// unsubscribe ends a subscription on the runtime.
+// unsubscribe ends a subscription on the runtime: its last owner left.
 func (a *sessionActor) unsubscribe(sub string) {
 	srv := a.srv
 	srv.calls.Add(1)
@@ -238,26 +250,4 @@ func (a *sessionActor) reply(m any) {
 	if err := send(a.client, m); err != nil {
 		a.srv.logger.Warn("remote: answering a session", "err", err)
 	}
-}
-
-// askOut passes a question (or its withdrawal) to the session; a session
-// that ended answers at once with the error it ended with.
-func (a *sessionActor) askOut(m askOut) {
-	if m.msg == nil {
-		if a.asks[m.cancel] {
-			delete(a.asks, m.cancel)
-			a.reply(&askCancelMsg{ID: m.cancel})
-		}
-		return
-	}
-	if a.ended {
-		if m.msg.ID != 0 {
-			a.srv.answered(&answerMsg{ID: m.msg.ID, Err: toWireErr(messages.Errorf(messages.KindDisconnected, m.msg.Server, "the session asked has ended"))})
-		}
-		return
-	}
-	if m.msg.ID != 0 {
-		a.asks[m.msg.ID] = true
-	}
-	a.reply(m.msg)
 }

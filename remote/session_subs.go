@@ -15,7 +15,8 @@ import (
 // ends with its last owner), and list shows only what this session owns.
 
 // eventsAction is the action of an mcp_events request ("" for any other
-// request) and the subscription it names.
+// request) and the subscription it names; the rules (package sessions)
+// decide what the session answers alone.
 func eventsAction(m *requestMsg) (action, sub string) {
 	if m.Op != opTool || m.Name != eventsTool {
 		return "", ""
@@ -28,35 +29,6 @@ func eventsAction(m *requestMsg) (action, sub string) {
 		return "", "" // the tool itself says what is wrong
 	}
 	return a.Action, a.Sub
-}
-
-// intercept answers what the session decides alone; handled is false
-// when the request is to run on the runtime. For a list, filter is the
-// session's subscriptions at the time, to keep of the runtime's answer.
-func (a *sessionActor) intercept(m *requestMsg) (handled bool, filter map[string]bool) {
-	action, sub := eventsAction(m)
-	switch action {
-	case "unsubscribe":
-		if sub == "" || !a.subs[sub] {
-			// Not this session's: nothing of another session is touched;
-			// the answer is the tool's own for an unknown id.
-			a.replyResult(m.ID, stoppedResult())
-			return true, nil
-		}
-		delete(a.subs, sub)
-		if !a.srv.router.release(sub, a.self) {
-			a.replyResult(m.ID, stoppedResult()) // others still use it
-			return true, nil
-		}
-		return false, nil // the last owner: the runtime ends it
-	case "list":
-		own := make(map[string]bool, len(a.subs))
-		for id := range a.subs {
-			own[id] = true
-		}
-		return false, own
-	}
-	return false, nil
 }
 
 func stoppedResult() mcprt.Result {

@@ -1,0 +1,291 @@
+package sessions
+
+import "sort"
+
+// Member is the state of one member's sessions: each session's calls in
+// flight, subscription shares, questions and liveness token, and the
+// table shared by all of them (attach order, owners of each subscription,
+// the calls that name servers).
+type Member struct {
+	sessions map[string]*session
+	order    []string                   // live sessions in attach order
+	owners   map[string]map[string]bool // subscription → the sessions owning it
+	lastUse  map[string]string          // server → the session whose call last named it
+	seq      uint64                     // orders the calls (Pick)
+}
+
+// session is one attached session. It stays in sessions after it ended
+// while a call of it is in flight (the call's late outcome may carry a
+// subscription to release), and is forgotten with its last call.
+type session struct {
+	calls map[uint64]*call
+	subs  map[string]bool // the subscriptions it owns
+	asks  map[uint64]bool // questions put to it, unanswered
+	beat  uint64          // the live timer's token
+	ended bool
+	stop  bool // ended, and its actor is to stop once no call is in flight
+}
+
+// call is a session's call in flight; flying is cleared once it no longer
+// counts for questions (cancelled).
+type call struct {
+	server string
+	seq    uint64
+	flying bool
+}
+
+// New returns a member with no session.
+func New() *Member {
+	return &Member{sessions: map[string]*session{}, owners: map[string]map[string]bool{}, lastUse: map[string]string{}}
+}
+
+// Attach adds a session; it must be new. It returns the timer's first
+// arming.
+func (m *Member) Attach(sid string) []Effect {
+	s := &session{calls: map[uint64]*call{}, subs: map[string]bool{}, asks: map[uint64]bool{}}
+	m.sessions[sid] = s
+	m.order = append(m.order, sid)
+	return m.touch(sid, s, nil)
+}
+
+// live returns the session sid if it has not ended.
+func (m *Member) live(sid string) *session {
+	if s := m.sessions[sid]; s != nil && !s.ended {
+		return s
+	}
+	return nil
+}
+
+// Live reports whether session sid is attached and has not ended.
+func (m *Member) Live(sid string) bool { return m.live(sid) != nil }
+
+// Sessions returns the live sessions in attach order.
+func (m *Member) Sessions() []string { return append([]string(nil), m.order...) }
+
+// InFlight returns the ids of session sid's calls in flight (ended or
+// not), in increasing order.
+func (m *Member) InFlight(sid string) []uint64 {
+	s := m.sessions[sid]
+	if s == nil {
+		return nil
+	}
+	return sortedIDs(s.calls)
+}
+
+// Owners returns the sessions owning subscription sub, sorted.
+func (m *Member) Owners(sub string) []string {
+	var out []string
+	for sid := range m.owners[sub] {
+		out = append(out, sid)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// touch re-arms the liveness timer: any message of a session is a sign
+// of life.
+func (m *Member) touch(sid string, s *session, out []Effect) []Effect {
+	s.beat++
+	return append(out, Effect{Kind: Arm, Session: sid, Beat: s.beat})
+}
+
+// Alive is a message of the session that carries nothing for the rules.
+func (m *Member) Alive(sid string) []Effect {
+	s := m.live(sid)
+	if s == nil {
+		return nil
+	}
+	return m.touch(sid, s, nil)
+}
+
+// Heartbeat is the session's heartbeat: it is answered.
+func (m *Member) Heartbeat(sid string) []Effect {
+	s := m.live(sid)
+	if s == nil {
+		return nil
+	}
+	return append(m.touch(sid, s, nil), Effect{Kind: HeartbeatAck, Session: sid})
+}
+
+// Expired is the liveness timer's firing with token beat: the session
+// ends (why) unless a later message re-armed the timer.
+func (m *Member) Expired(sid string, beat uint64, why string) []Effect {
+	s := m.live(sid)
+	if s == nil || s.beat != beat {
+		return nil
+	}
+	return m.End(sid, why, true)
+}
+
+// Detach is the session's detach: it ends.
+func (m *Member) Detach(sid string, why string) []Effect {
+	s := m.live(sid)
+	if s == nil {
+		return nil
+	}
+	return m.End(sid, why, true)
+}
+
+// Request is a session's request.
+func (m *Member) Request(sid string, r Request) []Effect {
+	s := m.live(sid)
+	if s == nil {
+		return nil
+	}
+	out := m.touch(sid, s, nil)
+	if s.calls[r.ID] != nil {
+		return append(out, Effect{Kind: ReplyDuplicate, Session: sid, ID: r.ID})
+	}
+	var filter map[string]bool
+	switch r.Action {
+	case "unsubscribe":
+		if r.Sub == "" || !s.subs[r.Sub] {
+			// Not this session's: nothing of another session is
+			// touched; the answer is the tool's own for an unknown id.
+			return append(out, Effect{Kind: ReplyStopped, Session: sid, ID: r.ID})
+		}
+		delete(s.subs, r.Sub)
+		if !m.release(r.Sub, sid) {
+			return append(out, Effect{Kind: ReplyStopped, Session: sid, ID: r.ID}) // others still use it
+		}
+		// The last owner: the runtime ends it.
+	case "list":
+		filter = make(map[string]bool, len(s.subs))
+		for id := range s.subs {
+			filter[id] = true
+		}
+	}
+	c := &call{server: r.Server}
+	if r.Counts {
+		m.seq++
+		c.seq, c.flying = m.seq, true
+		if r.Server != "" {
+			m.lastUse[r.Server] = sid
+		}
+	}
+	s.calls[r.ID] = c
+	return append(out, Effect{Kind: Run, Session: sid, ID: r.ID, Filter: filter})
+}
+
+// Cancel is the session's cancel of call id.
+func (m *Member) Cancel(sid string, id uint64) []Effect {
+	s := m.live(sid)
+	if s == nil {
+		return nil
+	}
+	out := m.touch(sid, s, nil)
+	if c := s.calls[id]; c != nil {
+		c.flying = false
+		out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id})
+	}
+	return out
+}
+
+// CallDone is the outcome of call id; sub is the subscription it made
+// (an mcp_events subscribe), if any: the session owns it from now on, or,
+// when the session has ended, releases it at once.
+func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
+	s := m.sessions[sid]
+	if s == nil || s.calls[id] == nil {
+		return nil
+	}
+	delete(s.calls, id)
+	var out []Effect
+	if sub != "" && !s.subs[sub] {
+		s.subs[sub] = true
+		if m.owners[sub] == nil {
+			m.owners[sub] = map[string]bool{}
+		}
+		m.owners[sub][sid] = true
+		if s.ended {
+			delete(s.subs, sub)
+			out = m.releaseOut(sub, sid, out)
+		}
+	}
+	if !s.ended {
+		return append(out, Effect{Kind: Reply, Session: sid, ID: id})
+	}
+	if len(s.calls) == 0 {
+		delete(m.sessions, sid)
+		if s.stop {
+			out = append(out, Effect{Kind: Stop, Session: sid})
+		}
+	}
+	return out
+}
+
+// End ends session sid (detach, timeout, its connection's end, the
+// member's shutdown): its calls are cancelled and answered once, it is
+// told, its questions are answered with the error, its subscription
+// shares are released (a runtime subscription ends with its last owner).
+// With stop, its actor is to stop once no call of it is in flight.
+func (m *Member) End(sid, why string, stop bool) []Effect {
+	s := m.live(sid)
+	if s == nil {
+		return nil
+	}
+	s.ended, s.stop = true, stop
+	out := []Effect{{Kind: StopTimer, Session: sid}}
+	ids := sortedIDs(s.calls)
+	for _, id := range ids {
+		out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id}, Effect{Kind: ReplyEnded, Session: sid, ID: id, Why: why})
+	}
+	out = append(out, Effect{Kind: Ended, Session: sid, Why: why, Calls: len(ids), Subs: len(s.subs)})
+	for _, id := range sortedIDs(s.asks) {
+		out = append(out, Effect{Kind: AnswerEnded, Session: sid, ID: id, Why: why})
+	}
+	s.asks = map[uint64]bool{}
+	subs := make([]string, 0, len(s.subs))
+	for sub := range s.subs {
+		subs = append(subs, sub)
+	}
+	sort.Strings(subs)
+	for _, sub := range subs {
+		delete(s.subs, sub)
+		out = m.releaseOut(sub, sid, out)
+	}
+	for i, id := range m.order {
+		if id == sid {
+			m.order = append(m.order[:i:i], m.order[i+1:]...)
+			break
+		}
+	}
+	if len(s.calls) == 0 {
+		delete(m.sessions, sid)
+		if stop {
+			out = append(out, Effect{Kind: Stop, Session: sid})
+		}
+	}
+	return out
+}
+
+// release ends sid's share of sub; last reports that no session owns it
+// any more (the runtime's subscription is then to be ended).
+func (m *Member) release(sub, sid string) (last bool) {
+	set, ok := m.owners[sub]
+	if !ok {
+		return false
+	}
+	delete(set, sid)
+	if len(set) > 0 {
+		return false
+	}
+	delete(m.owners, sub)
+	return true
+}
+
+func (m *Member) releaseOut(sub, sid string, out []Effect) []Effect {
+	if m.release(sub, sid) {
+		out = append(out, Effect{Kind: Unsubscribe, Session: sid, Sub: sub})
+	}
+	return out
+}
+
+func sortedIDs[V any](set map[uint64]V) []uint64 {
+	ids := make([]uint64, 0, len(set))
+	for id := range set {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}

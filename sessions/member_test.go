@@ -1,0 +1,94 @@
+package sessions
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func trace(effs []Effect) string {
+	var out []string
+	for _, e := range effs {
+		out = append(out, e.String())
+	}
+	return strings.Join(out, "; ")
+}
+
+func expect(t *testing.T, what string, effs []Effect, want string) {
+	t.Helper()
+	if got := trace(effs); got != want {
+		t.Errorf("%s:\n got  %s\n want %s", what, got, want)
+	}
+}
+
+func TestCallsAnsweredOnceAndReleasedAtEnd(t *testing.T) {
+	m := New()
+	expect(t, "attach", m.Attach("a"), "arm a beat=1")
+	m.Attach("b")
+	expect(t, "request", m.Request("a", Request{ID: 1, Server: "s", Counts: true}), "arm a beat=2; run a 1")
+	expect(t, "duplicate", m.Request("a", Request{ID: 1}), "arm a beat=3; reply-duplicate a 1")
+	m.Request("a", Request{ID: 2})
+	m.Request("b", Request{ID: 1, Server: "s", Counts: true})
+	expect(t, "cancel of b's call touches only b", m.Cancel("b", 1), "arm b beat=3; cancel b 1")
+	expect(t, "end", m.End("a", "it detached", true),
+		`stop-timer a; cancel a 1; reply-ended a 1; cancel a 2; reply-ended a 2; ended a calls=2 subs=0 "it detached"`)
+	expect(t, "late outcome dropped", m.CallDone("a", 1, ""), "")
+	expect(t, "last late outcome stops the actor", m.CallDone("a", 2, ""), "stop a")
+	expect(t, "request of an ended session", m.Request("a", Request{ID: 3}), "")
+	expect(t, "b answered", m.CallDone("b", 1, ""), "reply b 1")
+	expect(t, "answered once", m.CallDone("b", 1, ""), "")
+}
+
+func TestSubscriptionSharesEndWithTheLastOwner(t *testing.T) {
+	m := New()
+	m.Attach("a")
+	m.Attach("b")
+	m.Request("a", Request{ID: 1, Counts: true, Action: "subscribe"})
+	m.Request("b", Request{ID: 1, Counts: true, Action: "subscribe"})
+	expect(t, "a owns", m.CallDone("a", 1, "sub1"), "reply a 1")
+	expect(t, "b shares", m.CallDone("b", 1, "sub1"), "reply b 1")
+	if got := fmt.Sprint(m.Owners("sub1")); got != "[a b]" {
+		t.Fatalf("owners %s", got)
+	}
+	expect(t, "unsubscribe of another's id", m.Request("a", Request{ID: 2, Action: "unsubscribe", Sub: "nope"}), "arm a beat=3; reply-stopped a 2")
+	expect(t, "a leaves, b stays", m.Request("a", Request{ID: 3, Action: "unsubscribe", Sub: "sub1"}), "arm a beat=4; reply-stopped a 3")
+	parts := m.Split(2, func(i int) string { return []string{"sub1", "other"}[i] }, 3)
+	if got := fmt.Sprint(parts); got != "[{a [1]} {b [0 1]}]" {
+		t.Errorf("split %s", got)
+	}
+	expect(t, "b's end ends the runtime's subscription", m.End("b", "no heartbeat", true),
+		`stop-timer b; ended b calls=0 subs=1 "no heartbeat"; unsubscribe b sub1; stop b`)
+	m.Request("a", Request{ID: 4, Counts: true, Action: "subscribe"})
+	expect(t, "a subscribe answered after its session ended", m.End("a", "gone", true),
+		`stop-timer a; cancel a 4; reply-ended a 4; ended a calls=1 subs=0 "gone"`)
+	expect(t, "is released at once", m.CallDone("a", 4, "sub2"), "unsubscribe a sub2; stop a")
+}
+
+func TestLivenessAndQuestions(t *testing.T) {
+	m := New()
+	m.Attach("a")
+	m.Attach("b")
+	expect(t, "heartbeat", m.Heartbeat("a"), "arm a beat=2; heartbeat-ack a")
+	expect(t, "stale timer", m.Expired("a", 1, "silent"), "")
+	m.Request("b", Request{ID: 7, Server: "s", Counts: true})
+	m.Request("a", Request{ID: 1, Server: "s", Counts: true})
+	if got := m.Pick("s"); got != "b" {
+		t.Errorf("pick = %s, want the oldest call's session b", got)
+	}
+	if got := m.Pick("t"); got != "a" {
+		t.Errorf("pick = %s, want the first attached a", got)
+	}
+	expect(t, "ask b", m.AskOut("b", 10), "pass-ask b 10")
+	expect(t, "a cannot answer b's question", m.Answer("a", 10), "arm a beat=4")
+	expect(t, "b's end answers its question", m.End("b", "gone", true),
+		`stop-timer b; cancel b 7; reply-ended b 7; ended b calls=1 subs=0 "gone"; answer-ended b 10`)
+	if got := m.Pick("s"); got != "a" {
+		t.Errorf("pick after b ended = %s", got)
+	}
+	expect(t, "ask an ended session", m.AskOut("b", 11), "refuse-ask b 11")
+	expect(t, "live timer", m.Expired("a", 4, "silent"),
+		`stop-timer a; cancel a 1; reply-ended a 1; ended a calls=1 subs=0 "silent"`)
+	if got := m.Pick("s"); got != "" {
+		t.Errorf("pick with nobody attached = %q", got)
+	}
+}
