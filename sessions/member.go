@@ -19,19 +19,24 @@ type Member struct {
 // subscription to release), and is forgotten with its last call.
 type session struct {
 	calls map[uint64]*call
-	subs  map[string]bool // the subscriptions it owns
-	asks  map[uint64]bool // questions put to it, unanswered
-	beat  uint64          // the live timer's token
+	subs  map[string]bool   // the subscriptions it owns
+	asks  map[uint64]bool   // questions put to it, unanswered
+	beat  uint64            // the live timer's token
+	reqs  uint64            // requests received, to order them
+	left  map[string]uint64 // subscription → the last unsubscribe of it (its place among reqs)
 	ended bool
 	stop  bool // ended, and its actor is to stop once no call is in flight
 }
 
 // call is a session's call in flight; flying is cleared once it no longer
-// counts for questions (cancelled).
+// counts for questions (cancelled); cancelled is set when the session
+// cancelled it (it no longer waits for the outcome).
 type call struct {
-	server string
-	seq    uint64
-	flying bool
+	server    string
+	seq       uint64
+	req       uint64 // its place among the session's requests
+	flying    bool
+	cancelled bool
 }
 
 // New returns a member with no session.
@@ -42,7 +47,7 @@ func New() *Member {
 // Attach adds a session; it must be new. It returns the timer's first
 // arming.
 func (m *Member) Attach(sid string) []Effect {
-	s := &session{calls: map[uint64]*call{}, subs: map[string]bool{}, asks: map[uint64]bool{}}
+	s := &session{calls: map[uint64]*call{}, subs: map[string]bool{}, asks: map[uint64]bool{}, left: map[string]uint64{}}
 	m.sessions[sid] = s
 	m.order = append(m.order, sid)
 	return m.touch(sid, s, nil)
@@ -136,9 +141,13 @@ func (m *Member) Request(sid string, r Request) []Effect {
 	if s.calls[r.ID] != nil {
 		return append(out, Effect{Kind: ReplyDuplicate, Session: sid, ID: r.ID})
 	}
+	s.reqs++
 	var filter map[string]bool
 	switch r.Action {
 	case "unsubscribe":
+		if r.Sub != "" {
+			s.left[r.Sub] = s.reqs // a subscribe sent before this one no longer makes it an owner
+		}
 		if r.Sub == "" || !s.subs[r.Sub] {
 			// Not this session's: nothing of another session is
 			// touched; the answer is the tool's own for an unknown id.
@@ -155,7 +164,7 @@ func (m *Member) Request(sid string, r Request) []Effect {
 			filter[id] = true
 		}
 	}
-	c := &call{server: r.Server}
+	c := &call{server: r.Server, req: s.reqs}
 	if r.Counts {
 		m.seq++
 		c.seq, c.flying = m.seq, true
@@ -175,18 +184,21 @@ func (m *Member) Cancel(sid string, id uint64) []Effect {
 	}
 	out := m.touch(sid, s, nil)
 	if c := s.calls[id]; c != nil {
-		c.flying = false
+		c.flying, c.cancelled = false, true
 		out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id})
 	}
 	return out
 }
 
 // CallDone is the outcome of call id; sub is the subscription it made
-// (an mcp_events subscribe), if any: the session owns it from now on, or,
-// when the session has ended, releases it at once.
+// (an mcp_events subscribe), if any: the session owns it from now on, or
+// releases it at once when the session has ended, cancelled the call (it
+// will never learn the subscription's id) or unsubscribed from that
+// subscription after sending this subscribe (its last word wins).
 func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 	s := m.sessions[sid]
-	if s == nil || s.calls[id] == nil {
+	c := s.callOf(id)
+	if c == nil {
 		return nil
 	}
 	delete(s.calls, id)
@@ -197,7 +209,7 @@ func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 			m.owners[sub] = map[string]bool{}
 		}
 		m.owners[sub][sid] = true
-		if s.ended {
+		if s.ended || c.cancelled || c.req < s.left[sub] {
 			delete(s.subs, sub)
 			out = m.releaseOut(sub, sid, out)
 		}
@@ -212,6 +224,13 @@ func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 		}
 	}
 	return out
+}
+
+func (s *session) callOf(id uint64) *call {
+	if s == nil {
+		return nil
+	}
+	return s.calls[id]
 }
 
 // End ends session sid (detach, timeout, its connection's end, the

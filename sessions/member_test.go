@@ -62,6 +62,16 @@ func TestSubscriptionSharesEndWithTheLastOwner(t *testing.T) {
 	expect(t, "a subscribe answered after its session ended", m.End("a", "gone", true),
 		`stop-timer a; cancel a 4; reply-ended a 4; ended a calls=1 subs=0 "gone"`)
 	expect(t, "is released at once", m.CallDone("a", 4, "sub2"), "unsubscribe a sub2; stop a")
+	m.Attach("c")
+	m.Request("c", Request{ID: 1, Counts: true, Action: "subscribe"})
+	m.Cancel("c", 1)
+	expect(t, "a subscribe the session cancelled owns nothing", m.CallDone("c", 1, "sub3"), "unsubscribe c sub3; reply c 1")
+	if got := m.Owners("sub3"); len(got) != 0 {
+		t.Errorf("owners of sub3: %v", got)
+	}
+	m.Request("c", Request{ID: 2, Counts: true, Action: "subscribe"})
+	m.Request("c", Request{ID: 3, Counts: true, Action: "unsubscribe", Sub: "sub4"})
+	expect(t, "a subscribe sent before an unsubscribe of its subscription owns nothing", m.CallDone("c", 2, "sub4"), "unsubscribe c sub4; reply c 2")
 }
 
 func TestLivenessAndQuestions(t *testing.T) {

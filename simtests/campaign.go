@@ -54,6 +54,7 @@ type campaign struct {
 	// that the plain campaign of a seed stays what it was.
 	er     *rand.Rand
 	events bool
+	sr     *rand.Rand // the shared campaign's (campaign_shared.go)
 }
 
 func (c *campaign) pick(options ...time.Duration) time.Duration {
@@ -184,9 +185,12 @@ func (c *campaign) quiesce() error {
 	w := c.w
 	// Every deadline is at most minutes long, so two hours is plenty.
 	if err := w.RunWithin(2*time.Hour, func() bool {
-		return w.Host.Active() == 0 && w.Disp.Pending() == 0 && w.inv.outstanding() == 0
+		return w.Host.Active() == 0 && w.Disp.Pending() == 0 && w.inv.outstanding() == 0 && (w.shared == nil || !w.shared.busy())
 	}); err != nil {
 		return w.unanswered(err)
+	}
+	if w.shared != nil {
+		w.shared.quietCheck()
 	}
 	id := c.id("s")
 	if err := w.Host.Status(id); err != nil {

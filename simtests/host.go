@@ -96,6 +96,9 @@ func (h *Host) Deliver(_ context.Context, m messages.HostMessage) {
 	if !h.deliverEvents(m) {
 		h.w.Tracef("host deliver %s %q", m.Kind, m.Text)
 	}
+	if h.w.shared != nil {
+		h.w.shared.route(m)
+	}
 	if h.closeBegun {
 		h.w.violate("host delivery after Runtime.Close began")
 	}
@@ -144,6 +147,24 @@ func (h *Host) Call(id, tool, args string) error {
 				op.unknown++
 			}
 		}
+	}
+	return h.start(op, h.mcp(input))
+}
+
+// CallOn starts a call of tool naming its server (as a shared session's
+// mcp call does): only that server may be listed to find the tool.
+func (h *Host) CallOn(id, server, tool, args string) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(args), &m); err != nil || m == nil {
+		return fmt.Errorf("call %s: args must be a JSON object", id)
+	}
+	m["call"], _ = json.Marshal(id)
+	full, _ := json.Marshal(m)
+	input, _ := json.Marshal(map[string]json.RawMessage{"server": json.RawMessage(strconv.Quote(server)),
+		"tool": json.RawMessage(strconv.Quote(tool)), "args": full})
+	op := &hostOp{id: id, kind: "call", what: "call " + server + " " + tool + " " + string(full), server: server}
+	if !h.known[server] {
+		op.lookup, op.unknown = true, 1
 	}
 	return h.start(op, h.mcp(input))
 }
@@ -214,6 +235,9 @@ func (h *Host) Status(id string) error {
 
 // Close starts Runtime.Close.
 func (h *Host) Close(id string) error {
+	if h.w.shared != nil {
+		h.w.shared.shutdown() // the member stops before its runtime closes
+	}
 	rt := h.w.rt
 	err := h.start(&hostOp{id: id, kind: "close", what: "Runtime.Close"}, func(context.Context) outcome {
 		if err := rt.Close(); err != nil {
@@ -346,12 +370,18 @@ func (h *Host) finished(op *hostOp) {
 		h.evSubscribed(op)
 	case op.kind == "elist" && op.check:
 		h.w.inv.evAccount(op.res.snaps)
+		if h.w.shared != nil {
+			h.w.shared.account(op.res.snaps)
+		}
 	case op.kind == "call" && op.res.server != "" && (op.res.ok || op.res.code == "tool_error"):
 		// The server answered, so the call got past the tool lookup: the
 		// runtime's catalog has the server (and keeps it).
 		h.known[op.res.server] = true
 	}
 	h.w.inv.hostFinished(op)
+	if h.w.shared != nil {
+		h.w.shared.opDone(op)
+	}
 }
 
 // Await runs the simulation until operation id has finished.

@@ -47,6 +47,7 @@ type World struct {
 	blocked  []*link       // links waiting for a stream credit (unblock)
 	draining bool          // Drain is ending a failed run: violations no longer stop it
 	crash    crashState    // the crash fault (crashes.go)
+	shared   *sharedWorld  // the shared runtime's member and sessions (shared_*.go), or nil
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
@@ -186,6 +187,9 @@ func (w *World) quiet() {
 		synctest.Wait()
 	}
 	w.Host.collect()
+	if w.shared != nil {
+		w.shared.pump()
+	}
 	w.inv.bindings()
 }
 

@@ -1,0 +1,169 @@
+package simtests
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcprt/mcprt/clock"
+	"github.com/mcprt/mcprt/eventstream"
+	"github.com/mcprt/mcprt/sessions"
+)
+
+// The shared runtime's faults (a session's process dying, a partition,
+// the member stopping) and the invariants held per session
+// (docs/simulation.md, "The shared runtime"):
+//   - every call is answered exactly once: the member answers each request
+//     it received while the session lived once (a reply, or the session's
+//     end), and the session gets one outcome per call (a second reply is a
+//     violation);
+//   - no event reaches a session twice for one subscription; every event
+//     of a subscription the session owns, emitted after it joined, reaches
+//     it or is counted in its dropped_events (at checkpoints);
+//   - a session's end releases its leases (every call of it still running
+//     is cancelled; once quiet, the rules hold no call of an ended session)
+//     and its subscription shares: the runtime's subscription ends exactly
+//     when its last owner leaves (checked against a model of the owners
+//     kept here), and at checkpoints every live runtime subscription has an
+//     owner and every session's own view matches the model;
+//   - a session's list shows only its own subscriptions.
+//
+// One session's detach never closing a connection another uses is the
+// runtime's invariant 4 (no connection closed with a request outstanding),
+// which holds in every shared run too.
+
+// kill is a session's process dying: its connection breaks, and the member
+// hears of it (protoactor's endpoint terminated event) a moment later.
+func (s *sharedWorld) kill(sid string) {
+	ss := s.sessions[sid]
+	if ss == nil || ss.gone != "" {
+		return
+	}
+	ss.hop.cut("the session's process died")
+	ss.fail("its process died", "error (the process died)")
+	s.kills = append(s.kills, s.w.Clock.AfterFunc(10*time.Millisecond, func() {
+		s.inbox = append(s.inbox, func() {
+			s.end(sid, func() []sessions.Effect { return s.core.End(sid, "its connection ended", true) })
+		})
+	}))
+}
+
+// partition cuts a session off (both ways) for d, then heals.
+func (s *sharedWorld) partition(sid string, d time.Duration) {
+	ss := s.sessions[sid]
+	if ss == nil || ss.hop.broken || ss.hop.held {
+		return
+	}
+	ss.hop.partition()
+	if d > 0 {
+		ss.hop.healing = s.w.Clock.AfterFunc(d, ss.hop.heal)
+	}
+}
+
+// shutdown is the member stopping (remote's Server.Close, before the
+// runtime closes): every session ends, every link breaks, and each
+// session fails its calls once.
+func (s *sharedWorld) shutdown() {
+	if s.closed {
+		return
+	}
+	s.pump()
+	s.w.Tracef("member stops")
+	for _, sid := range s.core.Sessions() {
+		s.end(sid, func() []sessions.Effect { return s.core.End(sid, "the serving runtime is stopping", false) })
+	}
+	s.closed = true
+	for _, sid := range s.order {
+		ss := s.sessions[sid]
+		ss.hop.cut("the member stopped")
+		ss.fail("the member stopped", "error disconnected (the shared runtime is gone)")
+	}
+	for _, sid := range keys(s.timers) {
+		s.timers[sid].Stop()
+	}
+	for _, t := range s.kills {
+		t.Stop()
+	}
+	s.timers = map[string]clock.Timer{}
+}
+
+// quietCheck runs with nothing in flight: the rules hold no call of an
+// ended session, and every call they hold has a host operation running.
+func (s *sharedWorld) quietCheck() {
+	for _, sid := range s.order {
+		if ids := s.core.InFlight(sid); len(ids) > 0 {
+			s.w.violate("member: session %s (ended=%v) still holds call(s) %v with nothing in flight", sid, s.ended[sid], ids)
+		}
+	}
+}
+
+// afterClose checks, once Close has returned, that every call the member
+// received while its session lived was answered exactly once, and every
+// call of every session has its one outcome.
+func (s *sharedWorld) afterClose() {
+	for _, sid := range s.order {
+		for _, id := range sortedKeys(s.calls[sid]) {
+			if c := s.calls[sid][id]; c.answers != 1 {
+				s.w.violate("member: %s's call %d (%s) answered %d times", sid, id, c.req, c.answers)
+			}
+		}
+		for _, id := range sortedKeys(s.sessions[sid].calls) {
+			if !s.sessions[sid].calls[id].done {
+				s.w.violate("session %s: call %d has no outcome after Close", sid, id)
+			}
+		}
+	}
+}
+
+// account is the per-session checkpoint: subs is the runtime's list of
+// subscriptions, taken with nothing in flight and every batch flushed.
+func (s *sharedWorld) account(subs []eventstream.Snapshot) {
+	e := s.w.inv.ev()
+	snaps := map[string]eventstream.Snapshot{}
+	for _, snap := range subs {
+		snaps[snap.ID] = snap
+		if snap.Status.Live() && len(s.own[snap.ID]) == 0 && s.w.Host.subs[snap.ID] != nil {
+			s.w.violate("member: runtime subscription %s is %s, but no session owns it (its last owner left without ending it)", snap.ID, snap.Status)
+		}
+	}
+	for _, sid := range s.order {
+		ss := s.sessions[sid]
+		if ss.gone != "" || !s.core.Live(sid) || ss.hop.held {
+			continue
+		}
+		var model []string
+		for _, sub := range keys(s.own) {
+			if s.own[sub][sid] {
+				model = append(model, sub)
+			}
+		}
+		if got := describeSubs(ss.subs); got != strings.Join(model, ",") {
+			s.w.violate("session %s: believes it owns [%s], the member's owners say [%s]", sid, got, strings.Join(model, ","))
+		}
+		missing := 0
+		var where []string
+		for _, id := range keys(ss.subs) {
+			sub, snap := ss.subs[id], snaps[id]
+			hs := s.w.Host.subs[id]
+			if hs == nil || snap.Status != eventstream.StateActive || !s.w.inv.settled(sub.server) {
+				continue
+			}
+			sharedTotals.accounted.Add(1)
+			k := evKey(snap.Server, snap.Name)
+			n := 0
+			for seq := max(hs.start, sub.join) + 1; seq <= e.emitted[k]; seq++ {
+				if !e.excused[k][seq] && !ss.got[id]["e"+strconv.Itoa(seq)] {
+					n++
+				}
+			}
+			if n > 0 {
+				missing += n
+				where = append(where, id+":"+strconv.Itoa(n))
+			}
+		}
+		if missing > ss.dropped {
+			s.w.violate("session %s: %d event(s) emitted after it joined were neither delivered to it nor counted in its dropped_events (%d counted) [%s]",
+				sid, missing, ss.dropped, strings.Join(where, " "))
+		}
+	}
+}

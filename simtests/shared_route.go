@@ -1,0 +1,85 @@
+package simtests
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/mcprt/mcprt/eventstream"
+	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/sessions"
+)
+
+// route splits one of the runtime's wakeups among the sessions owning
+// its items, as remote's router does (an item nobody owns goes to every
+// session), and sends each its share.
+func (s *sharedWorld) route(m messages.HostMessage) {
+	if s.closed {
+		return
+	}
+	var parts []sessions.Part
+	build := func(idx []int) (messages.HostMessage, error) { return m, nil }
+	switch d := m.Details.(type) {
+	case eventstream.EventsDetails:
+		parts = s.core.Split(len(d.Events), func(i int) string { return d.Events[i].SubscriptionID }, d.DroppedEvents)
+		build = func(idx []int) (messages.HostMessage, error) {
+			items := make([]*eventstream.EventItem, len(idx))
+			for j, i := range idx {
+				items[j] = d.Events[i]
+			}
+			return eventstream.EventsWakeup(items, d.DroppedEvents)
+		}
+	case eventstream.StatusDetails:
+		parts = s.core.Split(len(d.Subscriptions), func(i int) string { return d.Subscriptions[i].ID }, d.DroppedStatuses)
+		build = func(idx []int) (messages.HostMessage, error) {
+			items := make([]eventstream.Snapshot, len(idx))
+			for j, i := range idx {
+				items[j] = d.Subscriptions[i]
+			}
+			return eventstream.StatusWakeup(items, d.DroppedStatuses)
+		}
+	default:
+		for _, sid := range s.core.Sessions() {
+			parts = append(parts, sessions.Part{Session: sid})
+		}
+	}
+	for _, p := range parts {
+		wake, err := build(p.Items)
+		if err != nil {
+			s.w.violate("member: rebuilding %s's share of a wakeup: %v", p.Session, err)
+			continue
+		}
+		ss := s.sessions[p.Session]
+		ss.hop.send(&ss.hop.down, hopMsg{kind: "deliver", wake: wake})
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// busy reports whether the member has work queued or a session's message
+// (other than a heartbeat) is on its way: a quiesce waits for it.
+func (s *sharedWorld) busy() bool {
+	if len(s.inbox) > 0 {
+		return true
+	}
+	for _, ss := range s.sessions {
+		if ss.hop.busy() && !ss.hop.held {
+			return true
+		}
+	}
+	return false
+}
+
+func describeSubs(m map[string]*sessSub) string {
+	var out []string
+	for _, id := range keys(m) {
+		out = append(out, id)
+	}
+	return strings.Join(out, ",")
+}
