@@ -80,6 +80,7 @@ func init() {
 	}
 	addProtoCommands()
 	addEventsCommands()
+	addSharedCommands()
 }
 
 // cut splits off the first word.

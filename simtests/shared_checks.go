@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/sessions"
 )
@@ -67,24 +66,31 @@ func (s *sharedWorld) shutdown() {
 	if s.closed {
 		return
 	}
+	for _, p := range s.posts { // the outcomes on their way arrive first
+		p.t.Stop()
+		s.inbox = append(s.inbox, p.f)
+	}
+	s.posts = nil
 	s.pump()
 	s.w.Tracef("member stops")
+	s.closed = true // nothing more is routed; outcomes reach the rules at once
 	for _, sid := range s.core.Sessions() {
 		s.end(sid, func() []sessions.Effect { return s.core.End(sid, "the serving runtime is stopping", false) })
 	}
-	s.closed = true
 	for _, sid := range s.order {
 		ss := s.sessions[sid]
 		ss.hop.cut("the member stopped")
 		ss.fail("the member stopped", "error disconnected (the shared runtime is gone)")
 	}
 	for _, sid := range keys(s.timers) {
-		s.timers[sid].Stop()
+		for _, t := range s.timers[sid] {
+			t.t.Stop()
+		}
 	}
 	for _, t := range s.kills {
 		t.Stop()
 	}
-	s.timers = map[string]clock.Timer{}
+	s.timers = map[string][]*liveTimer{}
 }
 
 // quietCheck runs with nothing in flight: the rules hold no call of an

@@ -2,6 +2,7 @@ package simtests
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -33,8 +34,8 @@ type sharedWorld struct {
 	core               *sessions.Member
 	timeout, heartbeat time.Duration
 	sessions           map[string]*simSession
-	order              []string // every session ever attached, in order
-	timers             map[string]clock.Timer
+	order              []string                // every session ever attached, in order
+	timers             map[string][]*liveTimer // liveness timers armed, not yet fired (see Arm)
 	inbox              []func()
 	pumping            bool
 	calls              map[string]map[uint64]*memberCall // session → call id → the member's record
@@ -42,9 +43,18 @@ type sharedWorld struct {
 	ended              map[string]bool                   // sessions the rules ended
 	own                map[string]map[string]bool        // the model: subscription → its owners
 	left               map[string]map[string]uint64      // the model: session → subscription → its last unsubscribe
+	heard              map[string]time.Duration          // session → when its last message reached the member
 	n                  int                               // the member's own operations
 	closed, checked    bool
 	kills              []clock.Timer // a dead session's connection end, on its way to the member
+	posts              []*post       // calls' outcomes on their way to the rules
+	rng                *rand.Rand    // their delays
+}
+
+// liveTimer is a liveness timer of the member.
+type liveTimer struct {
+	t     clock.Timer
+	fired bool
 }
 
 // memberCall is a request the member received while its session lived.
@@ -65,9 +75,9 @@ var sharedTotals struct {
 }
 
 func newShared(w *World, timeout time.Duration) *sharedWorld {
-	return &sharedWorld{w: w, core: sessions.New(), timeout: timeout, heartbeat: time.Second,
-		sessions: map[string]*simSession{}, timers: map[string]clock.Timer{}, calls: map[string]map[uint64]*memberCall{},
-		ops: map[string]*memberCall{}, ended: map[string]bool{}, own: map[string]map[string]bool{}, left: map[string]map[string]uint64{}}
+	return &sharedWorld{w: w, core: sessions.New(), rng: rand.New(rand.NewPCG(w.Seed, 0x9057)), timeout: timeout, heartbeat: time.Second,
+		sessions: map[string]*simSession{}, timers: map[string][]*liveTimer{}, calls: map[string]map[uint64]*memberCall{},
+		ops: map[string]*memberCall{}, ended: map[string]bool{}, own: map[string]map[string]bool{}, left: map[string]map[string]uint64{}, heard: map[string]time.Duration{}}
 }
 
 // attach attaches a new session whose hop takes up to maxLat each way.
@@ -78,6 +88,7 @@ func (s *sharedWorld) attach(name string, maxLat time.Duration) *simSession {
 	s.sessions[name] = ss
 	s.order = append(s.order, name)
 	s.calls[name] = map[uint64]*memberCall{}
+	s.heard[name] = s.w.Now()
 	s.w.Tracef("%s attaches (hop latency up to %s)", name, maxLat)
 	ss.heard = s.w.Now()
 	ss.arm()
@@ -106,6 +117,7 @@ func (s *sharedWorld) pump() {
 
 // fromSession is a message of a session reaching the member.
 func (s *sharedWorld) fromSession(sid string, m hopMsg) {
+	s.heard[sid] = s.w.Now()
 	switch m.kind {
 	case "request":
 		live := s.core.Live(sid)
@@ -210,7 +222,11 @@ func (s *sharedWorld) opDone(op *hostOp) {
 	if mc == nil {
 		return
 	}
-	s.inbox = append(s.inbox, func() {
+	// The outcome reaches the rules later, in an activation of its own or
+	// after a delay the seed draws (in remote, the call's goroutine posts
+	// it to the session's actor, whenever the Go scheduler runs it), so
+	// the session's end or cancel may come first.
+	s.post(func() {
 		sub, join := "", 0
 		if mc.req.kind == "subscribe" && op.res.ok && len(op.res.snaps) == 1 {
 			sub = op.res.snaps[0].ID
@@ -249,6 +265,32 @@ func (s *sharedWorld) opDone(op *hostOp) {
 	})
 }
 
+// post queues an input after a delay the seed draws (none once the member
+// stopped).
+func (s *sharedWorld) post(f func()) {
+	if s.closed || s.w.Seed == 0 { // (scenario files: at once, in order)
+		s.inbox = append(s.inbox, f)
+		return
+	}
+	d := time.Duration(s.rng.IntN(3)) * time.Duration(1+s.rng.IntN(50)) * time.Millisecond
+	if d == 0 {
+		s.w.Disp.Schedule(func() { s.inbox = append(s.inbox, f) })
+		return
+	}
+	p := &post{f: f}
+	p.t = s.w.Clock.AfterFunc(d, func() {
+		s.posts = slices.DeleteFunc(s.posts, func(x *post) bool { return x == p })
+		s.w.Disp.Schedule(func() { s.inbox = append(s.inbox, f) })
+	})
+	s.posts = append(s.posts, p)
+}
+
+// post is an input on its way.
+type post struct {
+	t clock.Timer
+	f func()
+}
+
 // exec executes the rules' effects in order. mc is the call the input
 // concerned (a request, an outcome), reply the outcome to send.
 func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg) {
@@ -256,22 +298,29 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 		ss := s.sessions[e.Session]
 		switch e.Kind {
 		case sessions.Arm:
-			if t := s.timers[e.Session]; t != nil {
-				t.Stop()
-			}
-			sid, beat := e.Session, e.Beat
-			s.timers[sid] = s.w.Clock.AfterFunc(s.timeout, func() {
+			// The timer armed before is not stopped: in remote it may have
+			// fired already, its expiry on its way to the actor; the
+			// rules' token (Beat) must make it harmless.
+			sid, beat, lt := e.Session, e.Beat, &liveTimer{}
+			s.timers[sid] = append(s.timers[sid], lt)
+			lt.t = s.w.Clock.AfterFunc(s.timeout, func() {
+				lt.fired = true
 				s.inbox = append(s.inbox, func() {
 					s.end(sid, func() []sessions.Effect {
-						return s.core.Expired(sid, beat, "no heartbeat within "+s.timeout.String())
+						effs := s.core.Expired(sid, beat, "no heartbeat within "+s.timeout.String())
+						if len(effs) > 0 && s.w.Now()-s.heard[sid] < s.timeout {
+							s.w.violate("member: %s ended for silence, but it was heard %s ago (timeout %s)", sid, s.w.Now()-s.heard[sid], s.timeout)
+						}
+						return effs
 					})
 				})
 			})
+			s.timers[sid] = slices.DeleteFunc(s.timers[sid], func(t *liveTimer) bool { return t.fired })
 		case sessions.StopTimer:
-			if t := s.timers[e.Session]; t != nil {
-				t.Stop()
-				delete(s.timers, e.Session)
+			for _, t := range s.timers[e.Session] {
+				t.t.Stop()
 			}
+			delete(s.timers, e.Session)
 		case sessions.Run:
 			mc.filter = e.Filter
 			s.run(mc)

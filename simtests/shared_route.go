@@ -43,6 +43,13 @@ func (s *sharedWorld) route(m messages.HostMessage) {
 		}
 	}
 	for _, p := range parts {
+		if d, ok := m.Details.(eventstream.EventsDetails); ok {
+			for _, i := range p.Items {
+				if sub := d.Events[i].SubscriptionID; len(s.own[sub]) > 0 && !s.own[sub][p.Session] {
+					s.w.violate("member: an event of %s went to session %s, which does not own it (owners %v)", sub, p.Session, keys(s.own[sub]))
+				}
+			}
+		}
 		wake, err := build(p.Items)
 		if err != nil {
 			s.w.violate("member: rebuilding %s's share of a wakeup: %v", p.Session, err)
@@ -65,7 +72,7 @@ func keys[V any](m map[string]V) []string {
 // busy reports whether the member has work queued or a session's message
 // (other than a heartbeat) is on its way: a quiesce waits for it.
 func (s *sharedWorld) busy() bool {
-	if len(s.inbox) > 0 {
+	if len(s.inbox) > 0 || len(s.posts) > 0 {
 		return true
 	}
 	for _, ss := range s.sessions {
