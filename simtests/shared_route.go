@@ -1,9 +1,13 @@
 package simtests
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/sessions"
@@ -89,4 +93,53 @@ func describeSubs(m map[string]*sessSub) string {
 		out = append(out, id)
 	}
 	return strings.Join(out, ",")
+}
+
+// post queues an input after a delay the seed draws (none once the member
+// stopped).
+func (s *sharedWorld) post(f func()) {
+	if s.closed || s.w.Seed == 0 { // (scenario files: at once, in order)
+		s.inbox = append(s.inbox, f)
+		return
+	}
+	d := time.Duration(s.rng.IntN(3)) * time.Duration(1+s.rng.IntN(50)) * time.Millisecond
+	if d == 0 {
+		s.w.Disp.Schedule(func() { s.inbox = append(s.inbox, f) })
+		return
+	}
+	p := &post{f: f}
+	p.t = s.w.Clock.AfterFunc(d, func() {
+		s.posts = slices.DeleteFunc(s.posts, func(x *post) bool { return x == p })
+		s.w.Disp.Schedule(func() { s.inbox = append(s.inbox, f) })
+	})
+	s.posts = append(s.posts, p)
+}
+
+// post is an input on its way.
+type post struct {
+	t clock.Timer
+	f func()
+}
+
+// run starts a session's call as a host operation.
+func (s *sharedWorld) run(mc *memberCall) {
+	h, r := s.w.Host, mc.req
+	mc.op = fmt.Sprintf("%s.%d", mc.session, mc.id)
+	s.ops[mc.op] = mc
+	var err error
+	switch r.kind {
+	case "call":
+		err = h.CallOn(mc.op, r.server, r.tool, r.args)
+	case "subscribe":
+		err = h.Subscribe(mc.op, r.server, r.tool, r.args, "", -1)
+	case "unsubscribe":
+		err = h.Unsubscribe(mc.op, r.sub)
+	case "list":
+		err = h.EventsList(mc.op, false)
+	case "status":
+		err = h.Status(mc.op)
+	}
+	if err != nil {
+		s.w.violate("member: running %s: %v", mc.op, err)
+	}
 }
