@@ -82,6 +82,9 @@ type Session struct {
 	silence time.Duration // the member is taken for gone after this long unheard
 	// askCancels withdraw the questions being answered, by id.
 	askCancels map[uint64]context.CancelFunc
+	// abandoned are mcp_events subscribes given up before their reply:
+	// a late success is let go (session_subs.go, letGo).
+	abandoned map[uint64]bool
 
 	attached chan *attachedMsg
 	once     sync.Once
@@ -130,7 +133,7 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 		return nil, err
 	}
 	s := &Session{addr: addr, n: n, clock: clock.Or(opts.Clock), logger: logger, hb: opts.Heartbeat, host: opts.Host, client: opts.Client,
-		pending: map[uint64]chan *replyMsg{}, attached: make(chan *attachedMsg, 1), askCancels: map[uint64]context.CancelFunc{}}
+		pending: map[uint64]chan *replyMsg{}, attached: make(chan *attachedMsg, 1), askCancels: map[uint64]context.CancelFunc{}, abandoned: map[uint64]bool{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.self, err = n.sys.Root.SpawnNamed(inlineProps(func() actor.Actor { return &receiver{s: s} }), "mcprt-session")
 	if err != nil {
@@ -234,6 +237,13 @@ func (s *Session) request(ctx context.Context, op, name string, args []byte) ([]
 		return r.Result, nil
 	case <-ctx.Done():
 		s.drop(id)
+		if op == opTool && name == eventsTool {
+			if action, _ := eventsAction(&requestMsg{Op: op, Name: name, Args: args}); action == "subscribe" {
+				s.mu.Lock()
+				s.abandoned[id] = true
+				s.mu.Unlock()
+			}
+		}
 		_ = s.link.send(s.session, &cancelMsg{ID: id})
 		return nil, messages.Errorf(messages.KindAborted, "", "the call was cancelled")
 	}
@@ -250,9 +260,13 @@ func (s *Session) answer(r *replyMsg) {
 	s.mu.Lock()
 	ch, ok := s.pending[r.ID]
 	delete(s.pending, r.ID)
+	late := s.abandoned[r.ID]
+	delete(s.abandoned, r.ID)
 	s.mu.Unlock()
 	if ok {
 		ch <- r
+	} else if late {
+		s.letGo(r)
 	}
 }
 

@@ -31,6 +31,33 @@ func eventsAction(m *requestMsg) (action, sub string) {
 	return a.Action, a.Sub
 }
 
+// letGo unsubscribes the subscription a subscribe made when the session
+// had given up on it (its caller's context ended) before the reply came:
+// the member made this session an owner if the cancel reached it after the
+// subscribe's outcome, and nobody here knows the subscription's id.
+func (s *Session) letGo(r *replyMsg) {
+	var res mcprt.Result
+	if r.Err != nil || json.Unmarshal(r.Result, &res) != nil || res.IsError {
+		return
+	}
+	sub := subscribed(res)
+	if sub == "" {
+		return
+	}
+	args, _ := json.Marshal(map[string]string{"action": "unsubscribe", "subscription_id": sub})
+	s.mu.Lock()
+	if s.gone != nil { // the session ended: the member released its shares
+		s.mu.Unlock()
+		return
+	}
+	s.asking.Add(1) // Close waits for it
+	s.mu.Unlock()
+	go func() {
+		defer s.asking.Done()
+		_, _ = s.request(s.ctx, opTool, eventsTool, args)
+	}()
+}
+
 func stoppedResult() mcprt.Result {
 	return mcprt.Result{Text: `{"stopped":true}`, Details: map[string]any{"stopped": true}}
 }
