@@ -20,7 +20,9 @@
 // other's protoactor endpoint (link.go, server_links.go); a member with
 // peers forwards requests for their servers (peers.go); a server's
 // questions go to one session (asks.go, router_pick.go); events wakeups
-// are split per session (router.go).
+// are split per session (router.go). The rules for the sessions (calls
+// and leases, subscription shares, liveness, questions, the split) are
+// package sessions', a pure core the session actors execute.
 //
 // Concurrency: the gateway and session actors run inline on the goroutine
 // that posts to them and never wait, except a session actor writing to

@@ -18,19 +18,25 @@
 //     with latency and faults drawn from the seed or armed by a scenario
 //     file.
 //
+// A shared runtime (shared_*.go) can stand in front of the runtime: a
+// member running package sessions' rules, with sessions attached through
+// simulated hops (latency, partitions, broken links) and the invariants
+// held per session.
+//
 // # Traces and scenarios
 //
 // Everything that happens is appended to one trace with virtual timestamps:
 // every frame crossing the connection port, every runtime timer firing,
 // every simulated server's state change, every host result and every
 // wakeup. The same seed gives a byte-identical trace; TestSim runs each
-// seed's plain campaign and its events campaign, each twice, and
-// compares. TestScenarios walks testdata/*.txt, small scripts in the
+// seed's plain campaign, its events campaign and its shared campaign,
+// each twice, and compares. TestScenarios walks testdata/*.txt, small scripts in the
 // command language documented in docs/simulation.md, each command followed
 // by the trace it must produce. The commands are defined in one file per
 // kind: commands.go (servers, host calls, time, faults), commands_proto.go
-// (protocol sessions, streams, observers) and commands_events.go (events
-// subscriptions and the events server's faults).
+// (protocol sessions, streams, observers), commands_events.go (events
+// subscriptions and the events server's faults) and commands_shared.go
+// (a member, its sessions and their hops).
 //
 // # Concurrency contract
 //
