@@ -56,6 +56,21 @@ func TestSubscriptionSharesEndWithTheLastOwner(t *testing.T) {
 	if got := fmt.Sprint(parts); got != "[{a [1]} {b [0 1]}]" {
 		t.Errorf("split %s", got)
 	}
+	m.Attach("c") // owns nothing
+	parts = m.Split(1, func(int) string { return "sub1" }, 5)
+	if got := fmt.Sprint(parts); got != "[{b [0]}]" {
+		t.Errorf("split with drops: %s, want only b (a owns nothing now, c never did)", got)
+	}
+	m.Request("c", Request{ID: 1, Counts: true, Action: "subscribe"})
+	m.CallDone("c", 1, "sub9")
+	parts = m.Split(1, func(int) string { return "sub1" }, 5)
+	if got := fmt.Sprint(parts); got != "[{b [0]} {c []}]" {
+		t.Errorf("split with drops: %s, want b's item and an empty part for c (its items may have been dropped)", got)
+	}
+	if got := fmt.Sprint(m.Split(1, func(int) string { return "sub1" }, 0)); got != "[{b [0]}]" {
+		t.Errorf("split without drops: %s", got)
+	}
+	m.End("c", "gone", true)
 	expect(t, "b's end ends the runtime's subscription", m.End("b", "no heartbeat", true),
 		`stop-timer b; ended b calls=0 subs=1 "no heartbeat"; unsubscribe b sub1; stop b`)
 	m.Request("a", Request{ID: 4, Counts: true, Action: "subscribe"})

@@ -91,10 +91,14 @@ type Part struct {
 
 // Split groups the n items of a wakeup by the sessions owning their
 // subscriptions (sub(i) is item i's): an item of a subscription no session
-// owns goes to every session. Every session with an item gets a part; when
-// the wakeup has no item but a dropped count, every session gets an empty
-// part (the runtime cannot tell whose dropped items were, so the batch's
-// count goes to every session with a part). Parts are in attach order.
+// owns goes to every session. Every session with an item gets a part. The
+// runtime cannot tell whose dropped items were, so a batch's dropped count
+// goes to every session that may have lost some: every session with a
+// part, and every session owning a subscription (an empty part: its
+// items may all have been dropped; the shared campaign found a session
+// whose 300 events were all dropped from a batch holding only another
+// session's, told nothing, seed 689); when the wakeup has no item at all,
+// to every session. Parts are in attach order.
 func (m *Member) Split(n int, sub func(i int) string, dropped int) []Part {
 	by := make(map[string][]int, len(m.order))
 	for i := 0; i < n; i++ {
@@ -108,7 +112,7 @@ func (m *Member) Split(n int, sub func(i int) string, dropped int) []Part {
 	var out []Part
 	for _, sid := range m.order {
 		idx := by[sid]
-		if len(idx) == 0 && (n > 0 || dropped == 0) {
+		if len(idx) == 0 && (dropped == 0 || (n > 0 && len(m.sessions[sid].subs) == 0)) {
 			continue
 		}
 		out = append(out, Part{Session: sid, Items: idx})

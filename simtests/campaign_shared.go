@@ -36,7 +36,7 @@ func CampaignShared(w *World) error {
 			return err
 		}
 	}
-	if err := c.evCheckpoint(); err != nil {
+	if err := c.sharedCheckpoint(); err != nil {
 		return err
 	}
 	if err := c.quiesce(); err != nil {
@@ -50,6 +50,27 @@ func CampaignShared(w *World) error {
 		}
 	}
 	return c.shutdown()
+}
+
+// sharedCheckpoint is the events checkpoint (global and per session)
+// after 90 s with no new emission rather than the events campaign's five
+// minutes: every session heartbeats every second meanwhile, and the
+// episodes still running then (a reopen after a watchdog) only leave
+// their subscriptions out of the accounting, which takes active ones.
+func (c *campaign) sharedCheckpoint() error {
+	w := c.w
+	w.Tracef("checkpoint")
+	if err := w.Advance(90 * time.Second); err != nil {
+		return err
+	}
+	if err := w.Advance(time.Second); err != nil {
+		return err
+	}
+	id := c.id("el")
+	if err := w.Host.EventsList(id, true); err != nil {
+		return err
+	}
+	return w.Host.Await(id)
 }
 
 // sharedAttach attaches a new session with a hop latency the seed draws.
