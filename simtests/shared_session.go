@@ -178,8 +178,10 @@ func (s *simSession) receive(m hopMsg) {
 			s.sw.w.violate("session %s: call %d answered twice", s.name, m.id)
 		case c.req.kind == "subscribe" && m.res.ok && len(m.res.snaps) == 1 && s.gone == "":
 			// A subscribe it gave up on that the runtime made anyway: the
-			// member may have made it an owner before the cancel arrived,
-			// so it lets the subscription go.
+			// member may have made it an owner before the cancel arrived
+			// (a list on its way may show it), so it lets the
+			// subscription go.
+			s.gains = append(s.gains, m.res.snaps[0].ID)
 			s.request(&sharedReq{kind: "unsubscribe", sub: m.res.snaps[0].ID})
 		default: // answered here already (cancelled, detached, gave up): the late reply is dropped
 		}
