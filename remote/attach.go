@@ -48,6 +48,9 @@ type AttachOptions struct {
 
 	// member marks a member's session on a peer (peers.go).
 	member bool
+	// token, when set, is the member's token (a member attaching to
+	// another with the token the membership carries).
+	token string
 }
 
 // Session is an attached session: the host-facing API of a Runtime whose
@@ -91,14 +94,7 @@ type Session struct {
 // token from its token file. A wrong or missing token is refused at once
 // (ErrUnauthenticated); nothing runs on the member for it.
 func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, error) {
-	file := opts.TokenFile
-	if file == "" {
-		var err error
-		if file, err = DefaultTokenFile(addr); err != nil {
-			return nil, err
-		}
-	}
-	token, err := readToken(file)
+	token, err := attachToken(addr, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -168,6 +164,21 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 	s.armLocked()
 	s.mu.Unlock()
 	return s, nil
+}
+
+// attachToken is the token Attach presents.
+func attachToken(addr string, opts AttachOptions) (string, error) {
+	if opts.token != "" {
+		return opts.token, nil
+	}
+	file := opts.TokenFile
+	if file == "" {
+		var err error
+		if file, err = DefaultTokenFile(addr); err != nil {
+			return "", err
+		}
+	}
+	return readToken(file)
 }
 
 // attachTimeout bounds the preflight and the attach.

@@ -39,6 +39,9 @@ func newRig(t testing.TB, servers map[string]config.Server, opts ServeOptions) *
 	if opts.TokenFile == "" {
 		opts.TokenFile = filepath.Join(t.TempDir(), "member.token")
 	}
+	if opts.ClusterTokenFile == "" {
+		opts.ClusterTokenFile = filepath.Join(t.TempDir(), "cluster.token")
+	}
 	srv := NewServer(opts)
 	rt, err := mcprt.Start(testkit.Ctx(t), mcprt.Options{Config: &config.File{MCPServers: servers}, Host: srv.Host()})
 	if err != nil {

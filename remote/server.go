@@ -61,9 +61,20 @@ type ServeOptions struct {
 	// Asks are what servers may ask the sessions (ClientHooks; default:
 	// nothing).
 	Asks Asks
-	// Peers are other members whose servers this member's sessions may
-	// use by name (peers.go).
+	// Peers are members of the cluster to join (seeds of the membership:
+	// membership.go); sessions reach every member's servers by name
+	// (peers.go).
 	Peers []Peer
+	// ClusterTokenFile is the cluster token every member of the cluster
+	// presents to the others (default DefaultClusterTokenFile(); created
+	// when missing; cluster_auth.go).
+	ClusterTokenFile string
+	// MemberTimeout bounds a silent member: the others drop it from the
+	// membership after it (default DefaultMemberTimeout).
+	MemberTimeout time.Duration
+	// PeerTLS is mutual TLS for this member's sessions on the other
+	// members (nil: plaintext).
+	PeerTLS *ClientTLS
 }
 
 // Server is a serving member: the runtime it shares, the remote actor
@@ -82,12 +93,13 @@ type Server struct {
 	sub     *eventSub
 	asks    asks
 
-	calls    sync.WaitGroup // every call goroutine of every session
-	pool     *pool          // runs the calls (its workers count in calls)
-	peers    []*peerLink    // this member's sessions on its peers
-	peerSubs peerSubs       // subscriptions that live on a peer (peers_events.go)
-	links    serverLinks    // streams to the session processes (server_links.go)
-	once     sync.Once
+	calls     sync.WaitGroup // every call goroutine of every session
+	pool      *pool          // runs the calls (its workers count in calls)
+	member    *provider      // the cluster membership (membership.go)
+	peerLinks peerLinks      // this member's sessions on the other members (cluster.go)
+	peerSubs  peerSubs       // subscriptions that live on a peer (peers_events.go)
+	links     serverLinks    // streams to the session processes (server_links.go)
+	once      sync.Once
 }
 
 // eventSub is the endpoint-terminated subscription of a node.
@@ -113,9 +125,6 @@ func NewServer(opts ServeOptions) *Server {
 	s := &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter(),
 		asks: asks{waiting: map[uint64]chan *answerMsg{}, urls: map[string]*actor.PID{}}}
 	s.pool = newPool(maxIdleWorkers, &s.calls)
-	for _, p := range opts.Peers {
-		s.peers = append(s.peers, &peerLink{peer: p})
-	}
 	return s
 }
 
@@ -141,7 +150,7 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 	if err != nil {
 		return err
 	}
-	n, err := startNode(s.opts.Listen, token, t, s.logger)
+	n, err := s.startMember(t)
 	if err != nil {
 		return err
 	}
@@ -205,7 +214,8 @@ func (s *Server) Close() error {
 		s.pool.close()
 		s.calls.Wait()
 		s.closeLinks()
-		for _, p := range s.peers {
+		s.leaveCluster()
+		for _, p := range s.allLinks() {
 			p.close()
 		}
 		s.n.stop()
