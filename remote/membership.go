@@ -171,12 +171,15 @@ func (p *provider) tick() {
 		return
 	}
 	now := p.clock.Now()
+	blocked := p.c.Remote.BlockList()
 	for addr, h := range p.heard {
-		if now.Sub(h.at) > p.timeout {
+		// Unheard too long, or blocked by protoactor (its gossip says the
+		// member left gracefully, or its heartbeat expired).
+		if late := now.Sub(h.at) > p.timeout; late || blocked.IsBlocked(h.info.ID) {
 			delete(p.heard, addr)
 			p.left[addr] = h.info
 			p.leftCount.Store(int32(len(p.left)))
-			p.logger.Info("cluster member left: not heard from in time", "member", addr, "timeout", p.timeout)
+			p.logger.Info("cluster member left", "member", addr, "unheard", late, "timeout", p.timeout)
 		}
 	}
 	for addr, at := range p.learned {
@@ -206,6 +209,11 @@ func (p *provider) take(v *viewMsg) *viewMsg {
 	defer p.mu.Unlock()
 	from := v.From
 	if p.stopped || from.Addr == "" || from.Addr == p.self.Addr {
+		return nil
+	}
+	if p.c != nil && p.c.Remote.BlockList().IsBlocked(from.ID) {
+		// It left, or was dropped: protoactor does not let it back (a view
+		// it sent before leaving may arrive after it said so).
 		return nil
 	}
 	old, known := p.heard[from.Addr]
