@@ -35,6 +35,7 @@ const (
 	askRoots          = "roots"          // nothing → []mcprt.Root
 	askElicitComplete = "elicitComplete" // elicitDone, no answer
 	askProgress       = "progress"       // progressQ, no answer
+	askChanged        = "changed"        // changeQ, no answer (server_watch.go)
 )
 
 // sessionCall is the caller tag (mcprt.WithCaller) of a session's call on

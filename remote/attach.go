@@ -82,6 +82,8 @@ type Session struct {
 	silence time.Duration // the member is taken for gone after this long unheard
 	// askCancels withdraw the questions being answered, by id.
 	askCancels map[uint64]context.CancelFunc
+	// watchers are the session's WatchStatus and WatchTools (session_watch.go).
+	watchers watchers
 	// tagged are the calls in flight whose context carries a caller tag
 	// (mcprt.WithCaller), with their progress so far (session_asks.go).
 	tagged map[uint64]*taggedCall
@@ -304,6 +306,7 @@ func (s *Session) Close() error {
 		}
 		s.fail(messages.Errorf(messages.KindShutdown, "", "the session is closed"))
 		s.stop()
+		s.watchers.closeAll()
 	})
 	return nil
 }

@@ -16,6 +16,10 @@ import (
 
 // serveAsk starts answering one question.
 func (s *Session) serveAsk(m *askMsg) {
+	if m.Kind == askChanged {
+		s.changed(m.Body)
+		return
+	}
 	if m.Kind == askProgress {
 		s.progress(m)
 		return
