@@ -99,6 +99,7 @@ type Server struct {
 	peerLinks peerLinks      // this member's sessions on the other members (cluster.go)
 	peerSubs  peerSubs       // subscriptions that live on a peer (peers_events.go)
 	links     serverLinks    // streams to the session processes (server_links.go)
+	watch     changeWatch    // the runtime's changes, told to sessions (server_watch.go)
 	once      sync.Once
 }
 
@@ -184,6 +185,7 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		}
 	})
 	s.sub = &eventSub{unsubscribe: func() { n.sys.EventStream.Unsubscribe(es) }}
+	s.watchChanges(rt)
 	return nil
 }
 
@@ -208,6 +210,7 @@ func (s *Server) Close() error {
 		if s.sub != nil {
 			s.sub.unsubscribe()
 		}
+		s.watch.stop()
 		for _, pid := range s.router.all() {
 			_ = s.n.sys.Root.StopFuture(pid).Wait()
 		}
