@@ -17,8 +17,10 @@
 // not name.
 //
 // Each side writes its hot messages on a gRPC stream of its own to the
-// other's protoactor endpoint (link.go, server_links.go); a member with
-// peers forwards requests for their servers (peers.go); a server's
+// other's protoactor endpoint (link.go, server_links.go); every member is
+// a Proto.Actor cluster member with a membership of its own over the
+// authenticated remote (cluster.go, membership.go, cluster_auth.go) and
+// forwards requests for the servers of other live members (peers.go); a server's
 // questions go to one session (asks.go, router_pick.go); events wakeups
 // are split per session (router.go).
 //

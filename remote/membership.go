@@ -2,7 +2,6 @@ package remote
 
 import (
 	"encoding/json"
-	"hash/fnv"
 	"log/slog"
 	"net"
 	"slices"
@@ -90,6 +89,10 @@ type provider struct {
 	logger  *slog.Logger
 	c       *cluster.Cluster
 
+	// ticking is held through a tick, sends included: Shutdown waits on it
+	// so no tick outlives it.
+	ticking sync.Mutex
+
 	mu sync.Mutex
 	// The fields below are guarded by mu.
 	heard   map[string]heardFrom  // by address
@@ -155,6 +158,8 @@ func (p *provider) Shutdown(graceful bool) error {
 	targets := p.targetsLocked()
 	view := p.viewLocked()
 	p.mu.Unlock()
+	p.ticking.Lock() // a tick in flight ends first
+	p.ticking.Unlock()
 	if graceful && p.c != nil {
 		view.Leaving = true
 		p.send(targets, view)
@@ -165,6 +170,8 @@ func (p *provider) Shutdown(graceful bool) error {
 // tick drops the members not heard from in time, updates the topology
 // and sends this member's view, every interval.
 func (p *provider) tick() {
+	p.ticking.Lock()
+	defer p.ticking.Unlock()
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
@@ -310,92 +317,6 @@ func (p *provider) send(addrs []string, v *viewMsg) {
 	}
 }
 
-// isMember reports whether addr is taken for a member's (it gets the
-// cluster token).
-func (p *provider) isMember(addr string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.addrs[addr]
-}
-
-// connected notes a member that connected with the cluster token.
-func (p *provider) connected(addr string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.addrs[addr] = true
-}
-
-// running returns the live members but this one that run server,
-// ordered by rendezvous hashing of the server's name (every member
-// agrees on the order, and one member's leaving moves only its servers).
-func (p *provider) running(server string) []memberInfo {
-	kind := serverKind(server)
-	topo := *p.topo.Load()
-	p.mu.Lock()
-	var out []memberInfo
-	for _, m := range topo {
-		if h, ok := p.heard[m.Address()]; ok && h.info.ID == m.Id && m.HasKind(kind) {
-			out = append(out, h.info)
-		}
-	}
-	p.mu.Unlock()
-	score := func(m memberInfo) uint64 {
-		h := fnv.New64a()
-		_, _ = h.Write([]byte(server + "\x00" + m.ID))
-		return h.Sum64()
-	}
-	slices.SortFunc(out, func(a, b memberInfo) int {
-		sa, sb := score(a), score(b)
-		switch {
-		case sa > sb:
-			return -1
-		case sa < sb:
-			return 1
-		}
-		return 0
-	})
-	return out
-}
-
-// live returns the live members but this one.
-func (p *provider) live() []memberInfo {
-	topo := *p.topo.Load()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []memberInfo
-	for _, m := range topo {
-		if h, ok := p.heard[m.Address()]; ok && h.info.ID == m.Id {
-			out = append(out, h.info)
-		}
-	}
-	slices.SortFunc(out, func(a, b memberInfo) int { return cmpString(a.Addr, b.Addr) })
-	return out
-}
-
-// gone returns the members that left and ran server ("" for any).
-func (p *provider) gone(server string) []memberInfo {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []memberInfo
-	for _, m := range p.left {
-		if server == "" || slices.Contains(m.Servers, server) {
-			out = append(out, m)
-		}
-	}
-	slices.SortFunc(out, func(a, b memberInfo) int { return cmpString(a.Addr, b.Addr) })
-	return out
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // membersActor is the membership actor: it takes in the views of the
 // other members (only members reach it: cluster_auth.go).
 type membersActor struct{ p *provider }
@@ -411,10 +332,4 @@ func (a membersActor) Receive(ctx actor.Context) {
 		return
 	}
 	a.p.heardView(&v)
-}
-
-// alone reports that this member knows no other (live or left): nothing
-// is forwarded.
-func (p *provider) alone() bool {
-	return len(*p.topo.Load()) == 0 && p.leftCount.Load() == 0
 }
