@@ -98,6 +98,7 @@ type provider struct {
 	heard   map[string]heardFrom  // by address
 	learned map[string]time.Time  // addresses others named, not heard from yet: since when
 	left    map[string]memberInfo // members that left, by address (until one is heard there again)
+	dropped map[string]bool       // the ids of the members that left: never taken back
 	addrs   map[string]bool       // every address taken for a member's (memberCreds)
 	timer   clock.Timer
 	stopped bool
@@ -112,7 +113,7 @@ var _ cluster.ClusterProvider = (*provider)(nil)
 
 func newProvider(self memberInfo, seeds []string, clk clock.Clock, timeout time.Duration, logger *slog.Logger) *provider {
 	p := &provider{self: self, clock: clk, every: timeout / 6, timeout: timeout, logger: logger,
-		heard: map[string]heardFrom{}, learned: map[string]time.Time{}, left: map[string]memberInfo{}, addrs: map[string]bool{}}
+		heard: map[string]heardFrom{}, learned: map[string]time.Time{}, left: map[string]memberInfo{}, dropped: map[string]bool{}, addrs: map[string]bool{}}
 	for _, s := range seeds {
 		p.seeds = append(p.seeds, s)
 		p.addrs[s] = true
@@ -178,15 +179,10 @@ func (p *provider) tick() {
 		return
 	}
 	now := p.clock.Now()
-	blocked := p.c.Remote.BlockList()
 	for addr, h := range p.heard {
-		// Unheard too long, or blocked by protoactor (its gossip says the
-		// member left gracefully, or its heartbeat expired).
-		if late := now.Sub(h.at) > p.timeout; late || blocked.IsBlocked(h.info.ID) {
-			delete(p.heard, addr)
-			p.left[addr] = h.info
-			p.leftCount.Store(int32(len(p.left)))
-			p.logger.Info("cluster member left", "member", addr, "unheard", late, "timeout", p.timeout)
+		if now.Sub(h.at) > p.timeout {
+			p.dropLocked(addr, h.info)
+			p.logger.Info("cluster member left: not heard from in time", "member", addr, "timeout", p.timeout)
 		}
 	}
 	for addr, at := range p.learned {
@@ -195,6 +191,19 @@ func (p *provider) tick() {
 		}
 	}
 	p.updateLocked()
+	// A member heard from but not in the topology is one protoactor
+	// blocked (its gossip says it left gracefully, or its heartbeat
+	// expired): it left too.
+	live := map[string]bool{}
+	for _, m := range *p.topo.Load() {
+		live[m.Id] = true
+	}
+	for addr, h := range p.heard {
+		if !live[h.info.ID] {
+			p.dropLocked(addr, h.info)
+			p.logger.Info("cluster member left: blocked by the cluster", "member", addr)
+		}
+	}
 	targets, view := p.targetsLocked(), p.viewLocked()
 	p.timer = p.clock.AfterFunc(p.every, p.tick)
 	p.mu.Unlock()
@@ -218,7 +227,7 @@ func (p *provider) take(v *viewMsg) *viewMsg {
 	if p.stopped || from.Addr == "" || from.Addr == p.self.Addr {
 		return nil
 	}
-	if p.c != nil && p.c.Remote.BlockList().IsBlocked(from.ID) {
+	if p.dropped[from.ID] {
 		// It left, or was dropped: protoactor does not let it back (a view
 		// it sent before leaving may arrive after it said so).
 		return nil
@@ -226,9 +235,7 @@ func (p *provider) take(v *viewMsg) *viewMsg {
 	old, known := p.heard[from.Addr]
 	if v.Leaving {
 		if known && old.info.ID == from.ID {
-			delete(p.heard, from.Addr)
-			p.left[from.Addr] = old.info
-			p.leftCount.Store(int32(len(p.left)))
+			p.dropLocked(from.Addr, old.info)
 			p.logger.Info("cluster member left", "member", from.Addr)
 			p.updateLocked()
 		}
@@ -252,6 +259,15 @@ func (p *provider) take(v *viewMsg) *viewMsg {
 		return p.viewLocked()
 	}
 	return nil
+}
+
+// dropLocked moves a member from the membership to the members that
+// left.
+func (p *provider) dropLocked(addr string, m memberInfo) {
+	delete(p.heard, addr)
+	p.left[addr] = m
+	p.dropped[m.ID] = true
+	p.leftCount.Store(int32(len(p.left)))
 }
 
 // updateLocked gives the cluster the membership: this member and every
