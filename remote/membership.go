@@ -50,7 +50,8 @@ func serverKind(name string) string { return serverKindPrefix + name }
 
 // DefaultMemberTimeout is how long a member may go unheard before the
 // others drop it from the membership (and route its servers elsewhere).
-// Views go out every sixth of it.
+// Views go out every sixth of it (every 500 ms, or a sixth of a shorter
+// timeout).
 const DefaultMemberTimeout = 3 * time.Second
 
 // memberInfo is what a member says of itself.
@@ -112,7 +113,8 @@ type provider struct {
 var _ cluster.ClusterProvider = (*provider)(nil)
 
 func newProvider(self memberInfo, seeds []string, clk clock.Clock, timeout time.Duration, logger *slog.Logger) *provider {
-	p := &provider{self: self, clock: clk, every: timeout / 6, timeout: timeout, logger: logger,
+	every := min(timeout/6, DefaultMemberTimeout/6)
+	p := &provider{self: self, clock: clk, every: every, timeout: timeout, logger: logger,
 		heard: map[string]heardFrom{}, learned: map[string]time.Time{}, left: map[string]memberInfo{}, dropped: map[string]bool{}, addrs: map[string]bool{}}
 	for _, s := range seeds {
 		p.seeds = append(p.seeds, s)
