@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	mcprt "github.com/mcprt/mcprt"
@@ -373,4 +375,58 @@ func TestCrashClientHook(t *testing.T) {
 		return len(h.notices) == 1 && strings.Contains(h.notices[0], "roots hook exploded")
 	})
 	echo(ctx, t, s, "the session goes on")
+}
+
+// TestCrashesLeaveNothingRunning: after a crash of each kind, closing the
+// sessions, the member and the runtime leaves no goroutine behind.
+func TestCrashesLeaveNothingRunning(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	ctx := testkit.Ctx(t)
+	var arm crashArm
+	srv := NewServer(ServeOptions{TokenFile: filepath.Join(t.TempDir(), "member.token"), InjectCrash: arm.inject})
+	rt, err := mcprt.Start(ctx, mcprt.Options{Config: &config.File{MCPServers: map[string]config.Server{"ts": testServer(t, nil)}}, Host: srv.Host()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Serve(rt); err != nil {
+		t.Fatal(err)
+	}
+	attach := func(opts AttachOptions) *Session {
+		opts.TokenFile = srv.TokenFile()
+		s, err := Attach(ctx, srv.Addr(), opts)
+		if err != nil {
+			t.Fatalf("attach: %v", err)
+		}
+		return s
+	}
+	var sArm crashArm
+	a := attach(AttachOptions{InjectCrash: sArm.inject})
+	arm.arm(messages.ActorGateway, false)
+	b := attach(AttachOptions{})
+	echo(ctx, t, b, "b")
+	done := hang(ctx, t, b)
+	testkit.Poll(ctx, t, "the hang call in flight", func() bool { return leases(&rig{rt: rt, srv: srv}, "ts") == 1 })
+	arm.arm(messages.ActorAttachedSession, false)
+	if _, err := b.CallTool(ctx, "ts", "echo", nil); err == nil {
+		t.Error("a call crashing its session's actor succeeded")
+	}
+	<-done
+	sArm.arm(messages.ActorReceiver, false)
+	echo(ctx, t, a, "a")
+	// A crash whose restart delay is still pending when Close begins.
+	sArm.arm(messages.ActorReceiver, true)
+	_, _ = a.CallTool(ctx, "ts", "echo", nil)
+	for _, s := range []*Session{a, b} {
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Poll(ctx, t, "no goroutine left", func() bool { return goleak.Find(ignore) == nil })
+	goleak.VerifyNone(t, ignore)
 }
