@@ -88,6 +88,11 @@ type Session struct {
 	silence time.Duration // the member is taken for gone after this long unheard
 	// askCancels withdraw the questions being answered, by id.
 	askCancels map[uint64]context.CancelFunc
+	// watchers are the session's WatchStatus and WatchTools (session_watch.go).
+	watchers watchers
+	// tagged are the calls in flight whose context carries a caller tag
+	// (mcprt.WithCaller), with their progress so far (session_asks.go).
+	tagged map[uint64]*taggedCall
 
 	attached chan *attachedMsg
 	once     sync.Once
@@ -228,7 +233,11 @@ func (s *Session) request(ctx context.Context, op, name string, args []byte) ([]
 	s.next++
 	id := s.next
 	s.pending[id] = ch
+	if c := mcprt.CallerOf(ctx); c != nil {
+		s.tag(id, c)
+	}
 	s.mu.Unlock()
+	defer s.untag(id)
 	if err := s.link.send(s.session, &requestMsg{ID: id, Op: op, Name: name, Args: args}); err != nil {
 		s.drop(id)
 		return nil, messages.AsError(err, messages.KindInternal, "")
@@ -304,6 +313,7 @@ func (s *Session) Close() error {
 		}
 		s.fail(messages.Errorf(messages.KindShutdown, "", "the session is closed"))
 		s.stop()
+		s.watchers.closeAll()
 	})
 	return nil
 }

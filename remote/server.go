@@ -92,6 +92,7 @@ type Server struct {
 	peers    []*peerLink    // this member's sessions on its peers
 	peerSubs peerSubs       // subscriptions that live on a peer (peers_events.go)
 	links    serverLinks    // streams to the session processes (server_links.go)
+	watch    changeWatch    // the runtime's changes, told to sessions (server_watch.go)
 	sup      *supervision   // the gateway's and the session actors' (supervise.go)
 	once     sync.Once
 }
@@ -181,6 +182,7 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		}
 	})
 	s.sub = &eventSub{unsubscribe: func() { n.sys.EventStream.Unsubscribe(es) }}
+	s.watchChanges(rt)
 	return nil
 }
 
@@ -205,6 +207,7 @@ func (s *Server) Close() error {
 		if s.sub != nil {
 			s.sub.unsubscribe()
 		}
+		s.watch.stop()
 		s.sup.close()
 		for _, pid := range s.router.all() {
 			_ = s.n.sys.Root.StopFuture(pid).Wait()

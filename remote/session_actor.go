@@ -6,6 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 )
@@ -163,7 +164,7 @@ func (a *sessionActor) start(m *requestMsg) {
 	if handled {
 		return
 	}
-	cctx, cancel := context.WithCancel(ctxBackground)
+	cctx, cancel := context.WithCancel(mcprt.WithCaller(ctxBackground, sessionCall{pid: a.self, id: m.ID}))
 	a.calls[m.ID] = cancel
 	if server, counts := requestServer(m); counts {
 		a.srv.router.begin(a.self, m.ID, server)

@@ -17,6 +17,14 @@ import (
 
 // serveAsk starts answering one question.
 func (s *Session) serveAsk(m *askMsg) {
+	if m.Kind == askChanged {
+		s.changed(m.Body)
+		return
+	}
+	if m.Kind == askProgress {
+		s.progress(m)
+		return
+	}
 	if m.Kind == askElicitComplete {
 		var d elicitDone
 		if f := s.client.ElicitationComplete; f != nil && json.Unmarshal(m.Body, &d) == nil {
@@ -39,6 +47,10 @@ func (s *Session) serveAsk(m *askMsg) {
 	s.mu.Unlock()
 	go func() {
 		defer s.asking.Done()
+		ctx := ctx
+		if c := s.callerOf(m.Call); c != nil {
+			ctx = mcprt.WithCaller(ctx, c) // the hook may ask whose call it is
+		}
 		body, err := s.answerAskGuarded(ctx, m)
 		s.mu.Lock()
 		delete(s.askCancels, m.ID)

@@ -63,7 +63,7 @@ func serveCmd(g *globals) *cobra.Command {
 			srv := remote.NewServer(remote.ServeOptions{Listen: listen, TLS: tlsOpts, Plaintext: plaintext, Logger: o.Logger, Peers: peers,
 				Asks: remote.Asks{Elicit: true, ElicitURL: true, Roots: true, Sample: o.Client.Sample != nil}})
 			hooks := srv.ClientHooks()
-			hooks.Progress = o.Client.Progress
+			hooks.Progress = srv.Progress(o.Client.Progress) // a session's call's progress goes to it
 			o.Client = hooks
 			o.Host = bothHosts{srv.Host(), g.host(o)}
 			rt, err := mcprt.Start(cmd.Context(), o)
