@@ -45,6 +45,11 @@ type AttachOptions struct {
 	Clock clock.Clock
 	// Logger receives diagnostics (default: silent).
 	Logger *slog.Logger
+	// InjectCrash is the crash-injection seam, for tests and simulation
+	// only; production never sets it. It is asked before every ordinary
+	// message this process's receiver takes; true makes that message
+	// panic as a bug would (supervise.go).
+	InjectCrash messages.CrashInjector
 
 	// member marks a member's session on a peer (peers.go).
 	member bool
@@ -71,9 +76,10 @@ type Session struct {
 	cancel context.CancelFunc
 	asking sync.WaitGroup // the hooks answering questions
 
-	self    *actor.PID // this process's receiver
-	session *actor.PID // the session actor on the member
-	link    *link      // this session's stream to the member (link.go)
+	sup     *supervision // the receiver's (supervise.go)
+	self    *actor.PID   // this process's receiver
+	session *actor.PID   // the session actor on the member
+	link    *link        // this session's stream to the member (link.go)
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
@@ -133,7 +139,8 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 	s := &Session{addr: addr, n: n, clock: clock.Or(opts.Clock), logger: logger, hb: opts.Heartbeat, host: opts.Host, client: opts.Client,
 		pending: map[uint64]chan *replyMsg{}, attached: make(chan *attachedMsg, 1), askCancels: map[uint64]context.CancelFunc{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.self, err = n.sys.Root.SpawnNamed(inlineProps(func() actor.Actor { return &receiver{s: s} }), "mcprt-session")
+	s.sup = newSupervision(s.clock, logger, opts.InjectCrash, s.notifyHost)
+	s.self, err = n.sys.Root.SpawnNamed(s.receiverProps(), "mcprt-session")
 	if err != nil {
 		n.stop()
 		return nil, fmt.Errorf("remote: %w", err)
@@ -323,6 +330,7 @@ func (s *Session) Close() error {
 }
 
 func (s *Session) stop() {
+	s.sup.close()
 	s.cancel()
 	s.asking.Wait()
 	if s.link != nil {
@@ -358,6 +366,7 @@ func (r *receiver) Receive(ctx actor.Context) {
 			s.fail(m.Err.toError())
 		}
 	case *deliverMsg:
+		// A panic of the host's is this receiver's crash (supervise.go).
 		s.callHost(func(h mcprt.Host) { h.Deliver(context.Background(), m.Message) })
 	case *notifyMsg:
 		s.callHost(func(h mcprt.Host) { h.Notify(context.Background(), m.Notice) })
@@ -374,5 +383,11 @@ func (s *Session) callHost(f func(mcprt.Host)) {
 	}
 	s.hostMu.Lock()
 	defer s.hostMu.Unlock()
+	defer asHostPanic()
 	f(s.host)
+}
+
+// notifyHost hands a notice of this process's own to the host.
+func (s *Session) notifyHost(n messages.Notice) {
+	s.callHost(func(h mcprt.Host) { h.Notify(context.Background(), n) })
 }

@@ -33,6 +33,9 @@
 // inline from the runtime's actors. Each stream has one goroutine reading
 // its end. Server.Close and Session.Close wait for every goroutine they
 // started (the pool's, the calls', the streams'). Timers (heartbeats, the
-// session timeout) go through the injected clock. The design, its bounds
+// session timeout) go through the injected clock. The gateway, the
+// session actors and the receiver are supervised with the runtime's crash
+// policy (supervise.go); a host callback that panics is a crash of its
+// caller, never of the process. The design, its bounds
 // and what is not done yet: docs/shared.md.
 package remote

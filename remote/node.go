@@ -176,6 +176,6 @@ var wireTapForTest func([]byte)
 // gRPC reader, a call's goroutine, a timer), as the runtime's own actors
 // do: these actors never block, and it saves a goroutine hand-off per
 // message.
-func inlineProps(p actor.Producer) *actor.Props {
-	return actor.PropsFromProducer(p, actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)))
+func inlineProps(p actor.Producer, opts ...actor.PropsOption) *actor.Props {
+	return actor.PropsFromProducer(p, append([]actor.PropsOption{actor.WithDispatcher(actor.NewSynchronizedDispatcher(300))}, opts...)...)
 }

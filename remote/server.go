@@ -75,6 +75,11 @@ type ServeOptions struct {
 	// PeerTLS is mutual TLS for this member's sessions on the other
 	// members (nil: plaintext).
 	PeerTLS *ClientTLS
+	// InjectCrash is the crash-injection seam, for tests and simulation
+	// only; production never sets it. It is asked before every ordinary
+	// message the gateway and the session actors take; true makes that
+	// message panic as a bug would (supervise.go).
+	InjectCrash messages.CrashInjector
 }
 
 // Server is a serving member: the runtime it shares, the remote actor
@@ -100,6 +105,7 @@ type Server struct {
 	peerSubs  peerSubs       // subscriptions that live on a peer (peers_events.go)
 	links     serverLinks    // streams to the session processes (server_links.go)
 	watch     changeWatch    // the runtime's changes, told to sessions (server_watch.go)
+	sup       *supervision   // the gateway's and the session actors' (supervise.go)
 	once      sync.Once
 }
 
@@ -126,6 +132,7 @@ func NewServer(opts ServeOptions) *Server {
 	s := &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter(),
 		asks: asks{waiting: map[uint64]chan *answerMsg{}, urls: map[string]*actor.PID{}}}
 	s.pool = newPool(maxIdleWorkers, &s.calls)
+	s.sup = newSupervision(s.clock, logger, opts.InjectCrash, func(n messages.Notice) { s.router.Notify(ctxBackground, n) })
 	return s
 }
 
@@ -170,8 +177,7 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 	// Deliveries and notices reach session actors on a pool goroutine, not
 	// inline on the runtime's actor that made them (server_links.go).
 	s.router.send = func(pid *actor.PID, m any) { s.pool.run(func() { n.sys.Root.Send(pid, m) }) }
-	props := inlineProps(func() actor.Actor { return &gatewayActor{srv: s} })
-	s.gateway, err = n.sys.Root.SpawnNamed(props, GatewayName)
+	s.gateway, err = n.sys.Root.SpawnNamed(s.gatewayProps(), GatewayName)
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("remote: gateway: %w", err)
@@ -211,6 +217,7 @@ func (s *Server) Close() error {
 			s.sub.unsubscribe()
 		}
 		s.watch.stop()
+		s.sup.close()
 		for _, pid := range s.router.all() {
 			_ = s.n.sys.Root.StopFuture(pid).Wait()
 		}
@@ -249,7 +256,7 @@ func (g *gatewayActor) Receive(ctx actor.Context) {
 	}
 	g.next++
 	sa := &sessionActor{srv: s, client: client, member: m.Member, calls: map[uint64]context.CancelFunc{}, subs: map[string]bool{}, asks: map[uint64]bool{}}
-	pid, err := ctx.SpawnNamed(inlineProps(func() actor.Actor { return sa }), fmt.Sprintf("session-%d", g.next))
+	pid, err := ctx.SpawnNamed(s.sessionProps(sa), fmt.Sprintf("session-%d", g.next))
 	reply := &attachedMsg{Nonce: m.Nonce, Timeout: durationMs(s.opts.SessionTimeout / time.Millisecond)}
 	if err != nil {
 		reply.Err = toWireErr(messages.Errorf(messages.KindInternal, "", "spawning the session: %s", err))
