@@ -32,8 +32,10 @@
 // deliveries and notices reach session actors through the pool too, never
 // inline from the runtime's actors. Each stream has one goroutine reading
 // its end. Server.Close and Session.Close wait for every goroutine they
-// started (the pool's, the calls', the streams'). Timers (heartbeats, the
-// session timeout) go through the injected clock. The gateway, the
+// started (the pool's, the calls', the streams', the membership's tick;
+// protoactor's cluster gossiper keeps a log-throttle timer goroutine of
+// its own for up to 60 s after). Timers (heartbeats, the session timeout,
+// the membership's views) go through the injected clock. The gateway, the
 // session actors and the receiver are supervised with the runtime's crash
 // policy (supervise.go); a host callback that panics is a crash of its
 // caller, never of the process. The design, its bounds
