@@ -2,10 +2,12 @@ package remote
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,5 +158,33 @@ func TestClusterDropsUnheardMember(t *testing.T) {
 	testkit.Poll(ctx, t, "a to drop b", func() bool { return len(a.srv.member.gone("two")) == 1 })
 	if got := liveAddrs(a); len(got) != 0 {
 		t.Errorf("a's live members after b left: %v", got)
+	}
+}
+
+// Members serving mutual TLS form a cluster over it (their certificates
+// allow both uses: each dials the other) and forward to each other: a
+// session of b calls a's server.
+func TestClusterOverMutualTLS(t *testing.T) {
+	ca := testkit.NewCA(t, "cluster-ca")
+	member := func(name string) (*ServerTLS, *ClientTLS) {
+		cert, key := ca.Issue(t, name, x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth)
+		return &ServerTLS{CertFile: cert, KeyFile: key, ClientCAFile: ca.File}, &ClientTLS{CAFile: ca.File, CertFile: cert, KeyFile: key}
+	}
+	ct := filepath.Join(t.TempDir(), "cluster.token")
+	aTLS, aPeer := member("a")
+	a := newRig(t, map[string]config.Server{"one": testServer(t, nil)}, ServeOptions{ClusterTokenFile: ct, TLS: aTLS, PeerTLS: aPeer})
+	bTLS, bPeer := member("b")
+	b := newRig(t, nil, ServeOptions{ClusterTokenFile: ct, TLS: bTLS, PeerTLS: bPeer, Peers: []Peer{{Addr: a.srv.Addr()}}})
+	ctx := testkit.Ctx(t)
+	testkit.Poll(ctx, t, "a and b to have each other", func() bool { return len(liveAddrs(a)) == 1 && len(liveAddrs(b)) == 1 })
+
+	cert, key := ca.Issue(t, "session", x509.ExtKeyUsageClientAuth)
+	s := b.attach(t, AttachOptions{TLS: &ClientTLS{CAFile: ca.File, CertFile: cert, KeyFile: key}})
+	res, err := s.CallTool(ctx, "one", "echo", map[string]any{"message": "a over tls"})
+	if err != nil {
+		t.Fatalf("a's server through b over mutual TLS: %v", err)
+	}
+	if bs, _ := json.Marshal(res.Content); res.IsError || !strings.Contains(string(bs), "a over tls") {
+		t.Fatalf("a's server through b answered %s", bs)
 	}
 }
