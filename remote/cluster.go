@@ -30,7 +30,12 @@ func (s *Server) startMember(t *nodeTLS) (*node, error) {
 	s.member = newProvider(memberInfo{Servers: s.rt.Servers(), Token: s.token}, seeds, s.clock, timeout, s.logger)
 	auth := &memberAuth{token: ctok, connected: s.member.connected}
 	creds := memberCreds{token: s.token, cluster: ctok, isMember: s.member.isMember}
-	return startNodeWith(s.opts.Listen, t, s.logger, serverOptions(s.token, t, auth), dialOptionsWith(creds, t), s.member)
+	n, err := startNodeWith(s.opts.Listen, t, s.logger, serverOptions(s.token, t, auth), dialOptionsWith(creds, t), s.member)
+	if err != nil {
+		_ = s.member.Shutdown(false) // its views may have started
+		s.member = nil
+	}
+	return n, err
 }
 
 // leaveCluster tells the other members this one leaves and stops the

@@ -117,6 +117,9 @@ func (n *node) send(pid *actor.PID, m any) error {
 // stop ends the remote server and the actor system.
 func (n *node) stop() {
 	if n.cl != nil {
+		// The provider first (a no-op when the member left already): a
+		// non-graceful cluster shutdown does not stop it.
+		_ = n.cl.Config.ClusterProvider.Shutdown(false)
 		n.cl.Shutdown(false) // the actor system, then the remote
 		return
 	}
