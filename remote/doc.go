@@ -17,8 +17,10 @@
 // not name.
 //
 // Each side writes its hot messages on a gRPC stream of its own to the
-// other's protoactor endpoint (link.go, server_links.go); a member with
-// peers forwards requests for their servers (peers.go); a server's
+// other's protoactor endpoint (link.go, server_links.go); every member is
+// a Proto.Actor cluster member with a membership of its own over the
+// authenticated remote (cluster.go, membership.go, cluster_auth.go) and
+// forwards requests for the servers of other live members (peers.go); a server's
 // questions go to one session (asks.go, router_pick.go); events wakeups
 // are split per session (router.go). The rules for the sessions (calls
 // and leases, subscription shares, liveness, questions, the split) are
@@ -32,7 +34,12 @@
 // deliveries and notices reach session actors through the pool too, never
 // inline from the runtime's actors. Each stream has one goroutine reading
 // its end. Server.Close and Session.Close wait for every goroutine they
-// started (the pool's, the calls', the streams'). Timers (heartbeats, the
-// session timeout) go through the injected clock. The design, its bounds
+// started (the pool's, the calls', the streams', the membership's tick;
+// protoactor's cluster gossiper keeps a log-throttle timer goroutine of
+// its own for up to 60 s after). Timers (heartbeats, the session timeout,
+// the membership's views) go through the injected clock. The gateway, the
+// session actors and the receiver are supervised with the runtime's crash
+// policy (supervise.go); a host callback that panics is a crash of its
+// caller, never of the process. The design, its bounds
 // and what is not done yet: docs/shared.md.
 package remote

@@ -65,6 +65,7 @@ func dialLink(ctx context.Context, n *node, addr, token string, lost func(error)
 	l := &link{conn: conn, stream: stream, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
+		defer conn.Close() // an ended stream leaves no connection behind
 		defer cancel()
 		for {
 			if _, err := stream.Recv(); err != nil {

@@ -20,7 +20,17 @@ import (
 //  4. else the session attached first among those attached now.
 //
 // With one session calling a server at a time this is exactly the session
-// whose call caused the question.
+// whose call caused the question. A question the runtime ties to a call
+// (sessionCall, asks.go) skips the rule and goes to that call's session.
+
+// attached reports whether the session actor pid is attached now (it has
+// not ended).
+func (r *router) attached(pid *actor.PID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.pids[pid.Id] // forgotten when the session ends
+	return ok
+}
 
 // pick chooses the session a question of server goes to (nil: none is
 // attached), by the rule above (sessions.Member.Pick).

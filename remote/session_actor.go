@@ -6,6 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/sessions"
@@ -39,6 +40,10 @@ type sessionActor struct {
 	beatNow  atomic.Uint64
 	expiring atomic.Bool
 	ended    bool
+	// crashed is the end reason noted when this actor crashed (a panic in
+	// its turn, supervise_actors.go): it ends its session before it takes
+	// anything else.
+	crashed string
 }
 
 // Local messages of a session actor.
@@ -68,17 +73,26 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	if a.self != nil {
 		id = a.self.Id
 	}
+	if a.crashed != "" && !a.ended {
+		if _, stopping := ctx.Message().(*actor.Stopping); !stopping {
+			why := a.crashed
+			a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect { return c.End(id, why, true) }), input{})
+		}
+	}
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		a.self = ctx.Self()
 		a.exec(ctx, r.attach(a.self, a.client.Address), input{})
 		return
 	case *actor.Stopping:
-		a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect {
-			return c.End(id, "the serving runtime is stopping", false)
-		}), input{})
+		why := "the serving runtime is stopping"
+		if a.crashed != "" {
+			why = a.crashed
+		}
+		a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect { return c.End(id, why, false) }), input{})
 		return
 	case callDone:
+		delete(a.calls, m.id)
 		a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect { return c.CallDone(id, m.id, m.sub) }), input{reply: m.reply})
 		return
 	case expired:
@@ -141,12 +155,13 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	a.exec(ctx, effs, in)
 }
 
-// exec executes the effects of one input, in order.
+// exec executes the effects of one input, in order (ctx is nil outside a
+// turn of the actor's own: Stop then goes through the root).
 func (a *sessionActor) exec(ctx actor.Context, effs []sessions.Effect, in input) {
 	for _, e := range effs {
 		switch e.Kind {
 		case sessions.Arm:
-			a.arm(ctx, e.Beat)
+			a.arm(e.Beat)
 		case sessions.StopTimer:
 			a.ended = true
 			if a.timer != nil {
@@ -184,7 +199,11 @@ func (a *sessionActor) exec(ctx actor.Context, effs []sessions.Effect, in input)
 		case sessions.Unsubscribe:
 			a.unsubscribe(e.Sub)
 		case sessions.Stop:
-			ctx.Stop(a.self)
+			if ctx != nil {
+				ctx.Stop(a.self)
+			} else {
+				a.srv.n.sys.Root.Stop(a.self)
+			}
 		}
 	}
 }
@@ -195,13 +214,13 @@ func endedErr(why string) *wireErr {
 }
 
 // arm restarts the liveness timer with the rules' token.
-func (a *sessionActor) arm(ctx actor.Context, beat uint64) {
+func (a *sessionActor) arm(beat uint64) {
 	if a.timer != nil {
 		a.timer.Stop()
 	}
 	a.beatNow.Store(beat)
 	a.expiring.Store(false)
-	self, sys, srv, addr := ctx.Self(), ctx.ActorSystem(), a.srv, a.client.Address
+	self, sys, srv, addr := a.self, a.srv.n.sys, a.srv, a.client.Address
 	a.timer = a.srv.clock.AfterFunc(a.srv.opts.SessionTimeout, func() {
 		if a.beatNow.Load() == beat {
 			a.expiring.Store(true)
@@ -215,7 +234,7 @@ func (a *sessionActor) arm(ctx actor.Context, beat uint64) {
 // blocks); its outcome comes back as callDone. For a list, own is the
 // session's subscriptions, to keep of the runtime's answer.
 func (a *sessionActor) start(m *requestMsg, own map[string]bool) {
-	cctx, cancel := context.WithCancel(ctxBackground)
+	cctx, cancel := context.WithCancel(mcprt.WithCaller(ctxBackground, sessionCall{pid: a.self, id: m.ID}))
 	a.calls[m.ID] = cancel
 	srv, self, member := a.srv, a.self, a.member
 	ran := srv.pool.run(func() {
@@ -228,7 +247,19 @@ func (a *sessionActor) start(m *requestMsg, own map[string]bool) {
 	})
 	if !ran { // the member is closing: Close answers the session
 		cancel()
+		delete(a.calls, m.ID)
+		id := a.self.Id
+		a.exec(nil, a.srv.router.do(func(c *sessions.Member) []sessions.Effect { return c.Forget(id, m.ID, "") }), input{})
 	}
+}
+
+// forget drops a call whose outcome cannot be taken (its actor crashed
+// on it twice): a subscription it made is released, nothing is answered
+// (the session ends with the crash).
+func (a *sessionActor) forget(m callDone) {
+	delete(a.calls, m.id)
+	id := a.self.Id
+	a.exec(nil, a.srv.router.do(func(c *sessions.Member) []sessions.Effect { return c.Forget(id, m.id, m.sub) }), input{})
 }
 
 // unsubscribe ends a subscription on the runtime: its last owner left.

@@ -226,6 +226,33 @@ func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 	return out
 }
 
+// Forget drops call id, whose outcome will never be taken (the member
+// refused to run it as it closes, or the session's actor crashed on it
+// twice): nothing is answered; a subscription it made (sub) is released
+// at once, as the session will never learn its id.
+func (m *Member) Forget(sid string, id uint64, sub string) []Effect {
+	s := m.sessions[sid]
+	if s.callOf(id) == nil {
+		return nil
+	}
+	delete(s.calls, id)
+	var out []Effect
+	if sub != "" && !s.subs[sub] {
+		if m.owners[sub] == nil {
+			m.owners[sub] = map[string]bool{}
+		}
+		m.owners[sub][sid] = true
+		out = m.releaseOut(sub, sid, out)
+	}
+	if s.ended && len(s.calls) == 0 {
+		delete(m.sessions, sid)
+		if s.stop {
+			out = append(out, Effect{Kind: Stop, Session: sid})
+		}
+	}
+	return out
+}
+
 func (s *session) callOf(id uint64) *call {
 	if s == nil {
 		return nil

@@ -70,6 +70,9 @@ func TestSubscriptionSharesEndWithTheLastOwner(t *testing.T) {
 	if got := fmt.Sprint(m.Split(1, func(int) string { return "sub1" }, 0)); got != "[{b [0]}]" {
 		t.Errorf("split without drops: %s", got)
 	}
+	m.Request("c", Request{ID: 5, Counts: true, Action: "subscribe"})
+	expect(t, "a forgotten call answers nothing and releases what it made", m.Forget("c", 5, "sub5"), "unsubscribe c sub5")
+	expect(t, "forgotten once", m.CallDone("c", 5, "sub5"), "")
 	m.End("c", "gone", true)
 	expect(t, "b's end ends the runtime's subscription", m.End("b", "no heartbeat", true),
 		`stop-timer b; ended b calls=0 subs=1 "no heartbeat"; unsubscribe b sub1; stop b`)
