@@ -174,6 +174,16 @@ func (c *campaign) sharedStep() error {
 		}
 	case k < 92:
 		return w.Advance(time.Duration(sr.Int64N(int64([]time.Duration{2 * time.Second, 8 * time.Second, 40 * time.Second}[sr.IntN(3)]))).Truncate(time.Millisecond))
+	case k < 94: // a server's question
+		sw.ask(c.server().Name)
+	case k < 95: // the server withdraws a question
+		if open := sw.openAsks(); len(open) > 0 {
+			sw.withdraw(open[sr.IntN(len(open))])
+		}
+	case k < 96: // a session answers a question, its own or another's
+		if open := sw.openAsks(); len(open) > 0 && ss != nil {
+			ss.hop.send(&ss.hop.up, hopMsg{kind: "answer", id: open[sr.IntN(len(open))]})
+		}
 	case k < 98:
 		for i, n := 0, 1+sr.IntN(20); i < n; i++ {
 			w.quiet()

@@ -107,6 +107,7 @@ func (s *sharedWorld) quietCheck() {
 // received while its session lived was answered exactly once, and every
 // call of every session has its one outcome.
 func (s *sharedWorld) afterClose() {
+	s.checkAsks()
 	for _, sid := range s.order {
 		for _, id := range sortedKeys(s.calls[sid]) {
 			if c := s.calls[sid][id]; c.answers != 1 {

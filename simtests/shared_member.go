@@ -44,6 +44,10 @@ type sharedWorld struct {
 	own                map[string]map[string]bool        // the model: subscription → its owners
 	left               map[string]map[string]uint64      // the model: session → subscription → its last unsubscribe
 	heard              map[string]time.Duration          // session → when its last message reached the member
+	asks               map[uint64]*simAsk                // the questions put (shared_asks.go)
+	nextAsk, seq       uint64                            // question ids; the calls' order
+	lastUse            map[string]string                 // server → the session whose call last named it
+	answering          string                            // the session whose answer is being taken
 	n                  int                               // the member's own operations
 	closed, checked    bool
 	kills              []clock.Timer // a dead session's connection end, on its way to the member
@@ -65,19 +69,22 @@ type memberCall struct {
 	op        string          // the host operation running it ("" when answered without running)
 	filter    map[string]bool // a list's: the session's own subscriptions
 	answers   int
-	cancelled bool // its host operation was cancelled
-	gaveUp    bool // the session cancelled it
+	cancelled bool   // its host operation was cancelled
+	gaveUp    bool   // the session cancelled it
+	seq       uint64 // its order among the calls that count for questions (0: it does not)
+	finished  bool   // its outcome reached the rules
 }
 
 // sharedTotals counts what the shared campaigns did (TestSim reports it).
 var sharedTotals struct {
-	sessions, answered, delivered, dropped, ended, accounted atomic.Int64
+	sessions, answered, delivered, dropped, ended, accounted, questions atomic.Int64
 }
 
 func newShared(w *World, timeout time.Duration) *sharedWorld {
 	return &sharedWorld{w: w, core: sessions.New(), rng: rand.New(rand.NewPCG(w.Seed, 0x9057)), timeout: timeout, heartbeat: time.Second,
 		sessions: map[string]*simSession{}, timers: map[string][]*liveTimer{}, calls: map[string]map[uint64]*memberCall{},
-		ops: map[string]*memberCall{}, ended: map[string]bool{}, own: map[string]map[string]bool{}, left: map[string]map[string]uint64{}, heard: map[string]time.Duration{}}
+		ops: map[string]*memberCall{}, ended: map[string]bool{}, own: map[string]map[string]bool{}, left: map[string]map[string]uint64{}, heard: map[string]time.Duration{},
+		asks: map[uint64]*simAsk{}, lastUse: map[string]string{}}
 }
 
 // attach attaches a new session whose hop takes up to maxLat each way.
@@ -169,6 +176,10 @@ func (s *sharedWorld) fromSession(sid string, m hopMsg) {
 		s.exec(s.core.Cancel(sid, m.id), nil, nil)
 	case "heartbeat":
 		s.exec(s.core.Heartbeat(sid), nil, nil)
+	case "answer":
+		s.answering = sid
+		s.exec(s.core.Answer(sid, m.id), nil, nil)
+		s.answering = ""
 	case "detach":
 		s.end(sid, func() []sessions.Effect { return s.core.Detach(sid, "it detached") })
 	}
@@ -227,6 +238,7 @@ func (s *sharedWorld) opDone(op *hostOp) {
 	// it to the session's actor, whenever the Go scheduler runs it), so
 	// the session's end or cancel may come first.
 	s.post(func() {
+		mc.finished = true
 		sub, join := "", 0
 		if mc.req.kind == "subscribe" && op.res.ok && len(op.res.snaps) == 1 {
 			sub = op.res.snaps[0].ID
@@ -297,6 +309,13 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 			delete(s.timers, e.Session)
 		case sessions.Run:
 			mc.filter = e.Filter
+			if mc.req.kind != "status" { // it counts for questions
+				s.seq++
+				mc.seq = s.seq
+				if srv := mc.server(); srv != "" {
+					s.lastUse[srv] = mc.session
+				}
+			}
 			s.run(mc)
 		case sessions.CancelCall:
 			c := s.calls[e.Session][e.ID]
@@ -334,6 +353,8 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 			}
 		case sessions.Stop:
 			s.w.Tracef("member %s: stopped", e.Session)
+		case sessions.PassAsk, sessions.WithdrawAsk, sessions.RefuseAsk, sessions.AnswerEnded, sessions.PassAnswer:
+			s.askEffect(e, s.answering)
 		default:
 			s.w.violate("member: unexpected effect %s (the simulated servers ask no questions)", e)
 		}

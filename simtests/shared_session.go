@@ -164,7 +164,11 @@ func (s *simSession) arm() {
 func (s *simSession) receive(m hopMsg) {
 	s.heard = s.sw.w.Now()
 	switch m.kind {
-	case "ack":
+	case "ack", "askcancel":
+	case "ask":
+		if s.gone == "" {
+			s.hop.send(&s.hop.up, hopMsg{kind: "answer", id: m.id})
+		}
 	case "reply":
 		c := s.calls[m.id]
 		switch {
