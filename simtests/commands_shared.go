@@ -95,6 +95,26 @@ func addSharedCommands() {
 			r.w.shared.partition(ss.name, d)
 			return nil
 		})},
+		"ask": {after, func(r *runner, a string) error {
+			sw, err := r.member()
+			if err != nil {
+				return err
+			}
+			sw.ask(a)
+			return r.settle()
+		}},
+		"withdraw": {after, func(r *runner, a string) error {
+			sw, err := r.member()
+			if err != nil {
+				return err
+			}
+			id, err := strconv.ParseUint(a, 10, 64)
+			if err != nil {
+				return fmt.Errorf("usage: withdraw QUESTION")
+			}
+			sw.withdraw(id)
+			return r.settle()
+		}},
 		"unpartition": {after, sessionCmd(func(r *runner, ss *simSession, _ string) error { ss.hop.heal(); return nil })},
 	} {
 		commands[name] = c

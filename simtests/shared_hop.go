@@ -150,7 +150,7 @@ func (h *hop) dropped(d *hopDir, m hopMsg) {
 	switch m.kind {
 	case "heartbeat", "ack":
 		return
-	case "request", "cancel", "reply":
+	case "request", "cancel", "reply", "ask", "askcancel", "answer":
 		h.w.Tracef("hop %s dropped %s %s %d", h.session, d.name, m.kind, m.id)
 	default:
 		h.w.Tracef("hop %s dropped %s %s", h.session, d.name, m.kind)
