@@ -203,9 +203,13 @@ func (s *simSession) replied(c *sessCall, m hopMsg) {
 	case "subscribe":
 		if o.ok && len(o.snaps) == 1 {
 			id := o.snaps[0].ID
+			// The member made the session an owner when the outcome
+			// reached it (a list on its way may show it), unless the
+			// session had unsubscribed from it since sending this
+			// subscribe: then it owns it no longer, or never did.
+			s.gains = append(s.gains, id)
 			if s.subs[id] == nil && m.id > s.left[id] {
 				s.subs[id] = &sessSub{id: id, server: c.req.server, name: o.snaps[0].Name, join: m.join}
-				s.gains = append(s.gains, id)
 			}
 		}
 	case "list":
