@@ -90,6 +90,17 @@ func (s *sharedWorld) shutdown() {
 	for _, t := range s.kills {
 		t.Stop()
 	}
+	// What the member and its hops queued runs now (each does nothing more
+	// than take a message a broken hop dropped, or queue an input the
+	// member takes at once): nothing of it may be queued once Close
+	// returns. The runtime's activations queued at this instant may run
+	// meanwhile, as if Close began a moment later.
+	for s.acts > 0 {
+		if ran, err := s.w.step(false); err != nil || !ran {
+			break
+		}
+		s.w.quiet()
+	}
 	s.timers = map[string][]*liveTimer{}
 }
 

@@ -53,8 +53,9 @@ type hop struct {
 	up, down hopDir
 	maxLat   time.Duration
 	rng      *rand.Rand
-	held     bool // partitioned
-	broken   bool // gone: everything is dropped
+	sched    func(func()) // queues an activation (sharedWorld.schedule)
+	held     bool         // partitioned
+	broken   bool         // gone: everything is dropped
 	healing  clock.Timer
 }
 
@@ -78,10 +79,10 @@ func (h *hop) send(d *hopDir, m hopMsg) {
 	d.last = m.due
 	if m.due == now {
 		d.queue = append(d.queue, m)
-		h.w.Disp.Schedule(func() { h.arrive(d) })
+		h.sched(func() { h.arrive(d) })
 		return
 	}
-	m.t = h.w.Clock.AfterFunc(m.due-now, func() { h.w.Disp.Schedule(func() { h.arrive(d) }) })
+	m.t = h.w.Clock.AfterFunc(m.due-now, func() { h.sched(func() { h.arrive(d) }) })
 	d.queue = append(d.queue, m)
 }
 
@@ -118,7 +119,7 @@ func (h *hop) heal() {
 	h.w.Tracef("hop %s healed (%d up, %d down waiting)", h.session, len(h.up.queue), len(h.down.queue))
 	for _, d := range []*hopDir{&h.up, &h.down} {
 		for ; d.owed > 0; d.owed-- {
-			h.w.Disp.Schedule(func() { h.arrive(d) })
+			h.sched(func() { h.arrive(d) })
 		}
 	}
 }

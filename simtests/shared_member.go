@@ -48,6 +48,7 @@ type sharedWorld struct {
 	nextAsk, seq       uint64                            // question ids; the calls' order
 	lastUse            map[string]string                 // server → the session whose call last named it
 	answering          string                            // the session whose answer is being taken
+	acts               int                               // activations of the member and its hops queued
 	n                  int                               // the member's own operations
 	closed, checked    bool
 	kills              []clock.Timer // a dead session's connection end, on its way to the member
@@ -92,6 +93,7 @@ func (s *sharedWorld) attach(name string, maxLat time.Duration) *simSession {
 	ss := &simSession{sw: s, name: name, calls: map[uint64]*sessCall{}, subs: map[string]*sessSub{}, left: map[string]uint64{}, got: map[string]map[string]bool{}}
 	ss.hop = newHop(s.w, name, maxLat, uint64(0x40b0+len(s.order)),
 		func(m hopMsg) { s.inbox = append(s.inbox, func() { s.fromSession(name, m) }) }, ss.receive)
+	ss.hop.sched = s.schedule
 	s.sessions[name] = ss
 	s.order = append(s.order, name)
 	s.calls[name] = map[uint64]*memberCall{}

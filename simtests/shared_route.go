@@ -104,13 +104,13 @@ func (s *sharedWorld) post(f func()) {
 	}
 	d := time.Duration(s.rng.IntN(3)) * time.Duration(1+s.rng.IntN(50)) * time.Millisecond
 	if d == 0 {
-		s.w.Disp.Schedule(func() { s.inbox = append(s.inbox, f) })
+		s.schedule(func() { s.inbox = append(s.inbox, f) })
 		return
 	}
 	p := &post{f: f}
 	p.t = s.w.Clock.AfterFunc(d, func() {
 		s.posts = slices.DeleteFunc(s.posts, func(x *post) bool { return x == p })
-		s.w.Disp.Schedule(func() { s.inbox = append(s.inbox, f) })
+		s.schedule(func() { s.inbox = append(s.inbox, f) })
 	})
 	s.posts = append(s.posts, p)
 }
@@ -142,4 +142,15 @@ func (s *sharedWorld) run(mc *memberCall) {
 	if err != nil {
 		s.w.violate("member: running %s: %v", mc.op, err)
 	}
+}
+
+// schedule queues an activation of the member or a hop, counted so that
+// the member's stop can let those queued run first (nothing of it may be
+// queued once Close returns).
+func (s *sharedWorld) schedule(f func()) {
+	s.acts++
+	s.w.Disp.Schedule(func() {
+		s.acts--
+		f()
+	})
 }
