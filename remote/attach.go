@@ -333,10 +333,12 @@ func (s *Session) Close() error {
 		s.mu.Lock()
 		wasGone := s.gone != nil
 		s.mu.Unlock()
+		// Calls in flight fail with shutdown before the detach leaves, so
+		// the member's answer to it (ended) cannot reach them first.
+		s.fail(messages.Errorf(messages.KindShutdown, "", "the session is closed"))
 		if !wasGone && s.session != nil {
 			_ = s.link.send(s.session, detachMsg{})
 		}
-		s.fail(messages.Errorf(messages.KindShutdown, "", "the session is closed"))
 		s.stop()
 		s.watchers.closeAll()
 	})
