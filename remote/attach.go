@@ -292,10 +292,12 @@ func (s *Session) Close() error {
 		s.mu.Lock()
 		wasGone := s.gone != nil
 		s.mu.Unlock()
+		// Failed first: the member's answer to the detach (its end of the
+		// calls in flight) must not reach a caller before the shutdown.
+		s.fail(messages.Errorf(messages.KindShutdown, "", "the session is closed"))
 		if !wasGone && s.session != nil {
 			_ = s.link.send(s.session, detachMsg{})
 		}
-		s.fail(messages.Errorf(messages.KindShutdown, "", "the session is closed"))
 		s.stop()
 	})
 	return nil

@@ -1,7 +1,8 @@
 package remote
 
 import (
-	"log/slog"
+	"bufio"
+	"encoding/json"
 	"net"
 	"testing"
 
@@ -61,29 +62,47 @@ func TestStalledSessionCannotStallMember(t *testing.T) {
 		gs.Stop()
 	})
 
-	// The stalled process attaches over a link of its own.
-	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
-	fake := &node{sys: actor.NewActorSystem(quiet), addr: lis.Addr().String()}
-	l, err := dialLink(ctx, fake, r.srv.Addr(), r.srv.token, func(error) {})
+	// The stalled process attaches over a link of its own, then never
+	// reads it again (its receive buffer kept small).
+	fake := lis.Addr().String()
+	conn, err := net.Dial("tcp", r.srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.close(clk, 0) })
-	if err := l.send(actor.NewPID(r.srv.Addr(), GatewayName), &attachMsg{Client: pidRef{Address: fake.addr, ID: "stalled"}, Nonce: "n"}); err != nil {
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.(*net.TCPConn).SetReadBuffer(4096)
+	h, _ := json.Marshal(hello{Token: r.srv.token, Address: fake})
+	if _, err := conn.Write(append([]byte(linkMagic), frame("", h)...)); err != nil {
 		t.Fatal(err)
 	}
-	<-peer.connected
-	testkit.Poll(ctx, t, "the stalled session attached", func() bool { return r.srv.Sessions() == 1 })
-	session := actor.NewPID(r.srv.Addr(), "mcprt-gateway/session-1")
-	// Requests whose replies fill the stream's window and more.
-	for i := uint64(1); i <= 200; i++ {
-		if err := l.send(session, &requestMsg{ID: i, Op: opTools}); err != nil {
+	if _, answer, err := readFrame(bufio.NewReader(conn)); err != nil || len(answer) > 0 {
+		t.Fatalf("the member's answer to the link: %q, %v", answer, err)
+	}
+	send := func(target *actor.PID, m any) {
+		t.Helper()
+		b, err := appendFrame(nil, target.Id, m)
+		if err == nil {
+			_, err = conn.Write(b)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
+	send(actor.NewPID(r.srv.Addr(), GatewayName), &attachMsg{Client: pidRef{Address: fake, ID: "stalled"}, Nonce: "n"})
+	testkit.Poll(ctx, t, "the stalled session attached", func() bool { return r.srv.Sessions() == 1 })
+	session := actor.NewPID(r.srv.Addr(), "mcprt-gateway/session-1")
+	// Requests whose replies fill the connection's buffers, until a
+	// write to it blocks.
+	var id uint64
 	testkit.Poll(ctx, t, "a write to the stalled session blocked", func() bool {
-		ml, _ := r.srv.linkTo(fake.addr)
-		return ml != nil && ml.sending.Load() > 0
+		if ml, _ := r.srv.linkTo(fake); ml != nil && ml.sending.Load() > 0 {
+			return true
+		}
+		for i := 0; i < 50; i++ {
+			id++
+			send(session, &requestMsg{ID: id, Op: opTools})
+		}
+		return false
 	})
 
 	// Another session is served meanwhile.

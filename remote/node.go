@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
@@ -23,6 +24,9 @@ type node struct {
 	rem  *remote.Remote
 	addr string   // the address remote listens on (host:port)
 	tls  *nodeTLS // nil: plaintext (tls.go)
+	// accept takes the links that connect to this node (link_accept.go);
+	// unset, it refuses them.
+	accept *atomic.Pointer[func(net.Conn)]
 }
 
 // startNode listens on listen (host:port; port 0 picks one).
@@ -43,8 +47,9 @@ func startNode(listen, token string, t *nodeTLS, logger *slog.Logger) (n *node, 
 		logger = slog.New(slog.DiscardHandler)
 	}
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger.With("lib", "protoactor") }))
+	accept := new(atomic.Pointer[func(net.Conn)])
 	cfg := remote.Configure(host, port,
-		remote.WithServerOptions(serverOptions(token, t)...),
+		remote.WithServerOptions(serverOptions(token, t, accept)...),
 		remote.WithDialOptions(dialOptions(token, t)...))
 	// A peer that cannot be reached is given up on after one attempt
 	// (protoactor waits 2 s between attempts, in its endpoint writer).
@@ -58,7 +63,7 @@ func startNode(listen, token string, t *nodeTLS, logger *slog.Logger) (n *node, 
 		}
 	}()
 	rem.Start()
-	return &node{sys: sys, rem: rem, addr: sys.Address(), tls: t}, nil
+	return &node{sys: sys, rem: rem, addr: sys.Address(), tls: t, accept: accept}, nil
 }
 
 // streamWindow is the flow-control window of every stream and connection

@@ -146,6 +146,8 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		return err
 	}
 	s.n = n
+	accept := s.acceptLink
+	n.accept.Store(&accept)
 	s.file = s.opts.TokenFile
 	if s.file == "" {
 		if s.file, err = DefaultTokenFile(n.addr); err != nil {

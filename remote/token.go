@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
@@ -135,9 +136,9 @@ func checkToken(ctx context.Context, token string) error {
 const preflightMethod = "/remote.Remoting/ListProcesses"
 
 // serverOptions make a member's gRPC server refuse peers without token.
-func serverOptions(token string, t *nodeTLS) []grpc.ServerOption {
+func serverOptions(token string, t *nodeTLS, accept *atomic.Pointer[func(net.Conn)]) []grpc.ServerOption {
 	return []grpc.ServerOption{
-		grpc.Creds(t.serverCreds()),
+		grpc.Creds(linkCreds{TransportCredentials: t.serverCreds(), accept: accept}),
 		grpc.InitialWindowSize(streamWindow),
 		grpc.InitialConnWindowSize(streamWindow),
 		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {

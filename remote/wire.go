@@ -2,13 +2,11 @@ package remote
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/mcprt/mcprt/messages"
@@ -213,26 +211,6 @@ func encode(m any) (*wrapperspb.BytesValue, error) {
 		return nil, err
 	}
 	return wrapperspb.Bytes(b), nil
-}
-
-// protoPrefix is the room marshalled leaves for a BytesValue's field
-// header: its tag, and its length as a varint.
-const protoPrefix = 1 + binary.MaxVarintLen64
-
-// marshalled is m as the bytes of a google.protobuf.BytesValue holding its
-// envelope, which is what proto.Marshal(encode(m)) gives, built in one
-// buffer: the envelope is written after room for the field's header,
-// which is filled in once its length is known (link.go).
-func marshalled(m any) ([]byte, error) {
-	b, err := appendEnvelope(make([]byte, protoPrefix, protoPrefix+256), m)
-	if err != nil {
-		return nil, err
-	}
-	n := uint64(len(b) - protoPrefix)
-	start := protoPrefix - 1 - protowire.SizeVarint(n)
-	// Written in place, ending where the envelope begins.
-	protowire.AppendVarint(append(b[start:start], byte(protowire.EncodeTag(1, protowire.BytesType))), n)
-	return b[start:], nil
 }
 
 // appendEnvelope appends m's envelope to b.

@@ -1,13 +1,13 @@
 package remote
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -34,10 +34,14 @@ func TestWireRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// What a link writes is what protoactor's writer would.
-		want, _ := proto.Marshal(v)
-		if got, err := marshalled(m); err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("%T: marshalled %q, %v; want %q", m, got, err, want)
+		// A link's frame carries the same envelope to the same actor.
+		f, err := appendFrame(nil, "session-1", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, body, err := readFrame(bufio.NewReader(bytes.NewReader(f)))
+		if err != nil || id != "session-1" || !bytes.Equal(body, v.GetValue()) {
+			t.Fatalf("%T: frame %q: %q, %q, %v", m, f, id, body, err)
 		}
 		var env envelope
 		if err := json.Unmarshal(v.GetValue(), &env); err != nil {
