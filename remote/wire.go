@@ -232,6 +232,11 @@ func appendEnvelope(b []byte, m any) ([]byte, error) {
 		b = append(b, r.Result...)
 		b = append(b, '}')
 	default:
+		if q, ok := m.(*requestMsg); ok {
+			if out, ok := appendRequest(append(b, `,"b":`...), q); ok {
+				return append(out, '}'), nil
+			}
+		}
 		body, err := json.Marshal(m)
 		if err != nil {
 			return nil, fmt.Errorf("remote: encoding %s: %w", kind, err)
@@ -292,10 +297,15 @@ func decode(v *wrapperspb.BytesValue) (any, error) {
 	var env envelope
 	if kind, body, ok := splitEnvelope(v.GetValue()); ok {
 		env = envelope{Kind: kind, Body: body}
-		if kind == kindReply {
+		switch kind {
+		case kindReply:
 			// The result is decoded (and so checked) once, by the caller
 			// waiting for it; a result that is not JSON fails there.
 			if r, ok := splitReply(body); ok {
+				return r, nil
+			}
+		case kindRequest:
+			if r, ok := splitRequest(body); ok {
 				return r, nil
 			}
 		}

@@ -72,3 +72,78 @@ func TestWireRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A request written by hand is what json.Marshal would write but for
+// escaping, and a request read by jsonscan is what json.Unmarshal reads;
+// whatever either is not sure of goes the general way, with the same
+// outcome.
+func TestRequestFastPath(t *testing.T) {
+	for _, r := range []*requestMsg{
+		{ID: 1, Op: opTool, Name: "mcp", Args: json.RawMessage(`{"server":"ts","tool":"echo","args":{"message":"<b>&"}}`)},
+		{ID: 2, Op: opServers},
+		{ID: 3, Op: opTool, Name: "quote\"d", Args: json.RawMessage(`{}`)},
+		{ID: 4, Op: opTool, Name: "é", Args: json.RawMessage(`{ "spaced": true }`)},
+		{ID: 5, Op: opTool, Name: "x", Args: json.RawMessage(`[1,2]`)},
+	} {
+		v, err := encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env struct {
+			B requestMsg `json:"b"`
+		}
+		if err := json.Unmarshal(v.GetValue(), &env); err != nil {
+			t.Fatalf("%s: %v", v.GetValue(), err)
+		}
+		want, _ := json.Marshal(r)
+		got, _ := json.Marshal(&env.B)
+		if !bytes.Equal(got, want) {
+			t.Errorf("written %s, reads as %s; want %s", v.GetValue(), got, want)
+		}
+	}
+	for i, body := range []string{
+		`{"id":7,"op":"tool","name":"mcp","args":{"server":"ts"}}`,
+		`{"op":"servers","id":8}`,
+		` {"id":9,"op":"tool","name":"a\u00e9\"b","args":[1, 2]} `,
+		`{"id":10,"op":"tool","args":null}`,
+		`{"id":11,"ID":12,"op":"tool"}`,
+		`{"id":1e3,"op":"tool"}`,
+		`{"id":-1,"op":"tool"}`,
+		`{"id":13,"op":null}`,
+		`{"id":14,"op":"tool","op":"tools"}`,
+		`{"id":15,"op":"tool","extra":{"deep":[{}]}}`,
+		`{"id":16,"op":"tool",}`,
+		`{"id":18446744073709551616,"op":"tool"}`,
+	} {
+		var want requestMsg
+		werr := json.Unmarshal([]byte(body), &want)
+		got, ok := splitRequest([]byte(body))
+		if i < 3 && !ok {
+			t.Errorf("splitRequest %s: not sure; want it read", body)
+		}
+		if ok && (werr != nil || !reflect.DeepEqual(*got, want)) {
+			t.Errorf("splitRequest %s = %+v; json.Unmarshal gives %+v, %v", body, *got, want, werr)
+		}
+		v, err := decode(wrapperspb.Bytes([]byte(`{"k":"request","b":` + body + `}`)))
+		if (err == nil) != (werr == nil) || (err == nil && !reflect.DeepEqual(v, &want)) {
+			t.Errorf("decode %s = %+v, %v; want %+v, %v", body, v, err, want, werr)
+		}
+	}
+	for _, args := range []string{`{"server":"ts"}`, `{"tool":"x"}`, `{"server":"a\"b"}`, `{"server":null}`, `{"server":1}`, `{"Server":"x"}`, `[]`, `nope`} {
+		var a struct {
+			Server string `json:"server"`
+		}
+		_ = json.Unmarshal([]byte(args), &a)
+		got, ok := argsServer([]byte(args))
+		if ok && got != a.Server {
+			t.Errorf("argsServer %s = %q; want %q", args, got, a.Server)
+		}
+		if args == `{"server":"ts"}` && !ok {
+			t.Errorf("argsServer %s: not sure; want it read", args)
+		}
+		m := &requestMsg{Op: opTool, Args: json.RawMessage(args)}
+		if got, _ := requestServer(m); got != a.Server {
+			t.Errorf("requestServer %s = %q; want %q", args, got, a.Server)
+		}
+	}
+}
