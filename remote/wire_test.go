@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	mcprt "github.com/mcprt/mcprt"
 )
 
 // Every wire message survives encode and decode; the hand-written
@@ -144,6 +146,38 @@ func TestRequestFastPath(t *testing.T) {
 		m := &requestMsg{Op: opTool, Args: json.RawMessage(args)}
 		if got, _ := requestServer(m); got != a.Server {
 			t.Errorf("requestServer %s = %q; want %q", args, got, a.Server)
+		}
+	}
+}
+
+// A tool result read without reflection is what json.Unmarshal reads, or
+// is left to it.
+func TestResultFastPath(t *testing.T) {
+	for i, raw := range []string{
+		`{"text":"echo: benchmark","details":{"result":{"content":[{"type":"text","text":"echo: benchmark"}]},"server":"ts","tool":"echo"}}`,
+		`{"text":"x","isError":true,"details":{"error":"aborted","n":-1.5e3,"z":0,"ok":false,"nil":null,"e":[],"o":{}}}`,
+		` { "text" : "a\"b\u00e9\ud83d\ude00" , "details" : { "k" : [ 1 , "two" , [ ] , { "x" : null } ] , "k" : "last" } } `,
+		`{"text":"ünïcode","details":{"ключ":"значение","esc\\aped":"\t"}}`,
+		`{"text":"t"}`,
+		`{"details":{"big":1e400}}`,
+		`{"details":null}`,
+		`{"details":[1]}`,
+		`{"isError":null}`,
+		`{"images":[{"mimeType":"image/png","data":"AA=="}]}`,
+		`{"Text":"case"}`,
+		`{"text":"t","text":"u"}`,
+		`{"text":"bad utf8 ` + "\xff" + `"}`,
+		`{"text":1}`,
+		`{"text":"x",}`,
+	} {
+		var want mcprt.Result
+		werr := json.Unmarshal([]byte(raw), &want)
+		got, ok := decodeResult([]byte(raw))
+		if i < 5 && !ok {
+			t.Errorf("decodeResult %s: not sure; want it read", raw)
+		}
+		if ok && (werr != nil || !reflect.DeepEqual(got, want)) {
+			t.Errorf("decodeResult %s = %#v; json.Unmarshal gives %#v, %v", raw, got, want, werr)
 		}
 	}
 }
