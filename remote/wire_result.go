@@ -1,6 +1,8 @@
 package remote
 
 import (
+	"encoding/json"
+	"math"
 	"strconv"
 
 	mcprt "github.com/mcprt/mcprt"
@@ -156,4 +158,115 @@ func (d *anyReader) str() string {
 		d.ok = false
 	}
 	return s
+}
+
+// appendResult appends res as JSON that reads back as json.Marshal's
+// spelling of it would (the member's side of the same hot path); false
+// when res holds what it does not write (images, a value of another type,
+// arguments that are not compact JSON, a number JSON cannot hold).
+func appendResult(b []byte, res mcprt.Result) ([]byte, bool) {
+	if len(res.Images) > 0 {
+		return b, false
+	}
+	b = appendString(append(b, `{"text":`...), res.Text)
+	if len(res.Details) > 0 {
+		var ok bool
+		if b, ok = appendAny(append(b, `,"details":`...), res.Details); !ok {
+			return b, false
+		}
+	}
+	if res.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}'), true
+}
+
+func appendAny(b []byte, v any) ([]byte, bool) {
+	ok := true
+	switch v := v.(type) {
+	case nil:
+		b = append(b, "null"...)
+	case string:
+		b = appendString(b, v)
+	case bool:
+		b = strconv.AppendBool(b, v)
+	case int:
+		b = strconv.AppendInt(b, int64(v), 10)
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return b, false
+		}
+		b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	case json.RawMessage:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		if !jsonscan.Compact(v) {
+			return b, false
+		}
+		b = append(b, v...)
+	case map[string]any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '{')
+		first := true
+		for k, e := range v {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(appendString(b, k), ':')
+			if b, ok = appendAny(b, e); !ok {
+				return b, false
+			}
+		}
+		b = append(b, '}')
+	case []any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendAny(b, e); !ok {
+				return b, false
+			}
+		}
+		b = append(b, ']')
+	default:
+		return b, false
+	}
+	return b, true
+}
+
+// appendString appends s as a JSON string that reads back as s (invalid
+// UTF-8 reads as U+FFFD, as json.Marshal writes it).
+func appendString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	return append(append(b, s[start:]...), '"')
 }

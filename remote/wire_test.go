@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -178,6 +179,42 @@ func TestResultFastPath(t *testing.T) {
 		}
 		if ok && (werr != nil || !reflect.DeepEqual(got, want)) {
 			t.Errorf("decodeResult %s = %#v; json.Unmarshal gives %#v, %v", raw, got, want, werr)
+		}
+	}
+}
+
+// A result written by hand reads back as json.Marshal's spelling of it.
+func TestResultWrittenByHand(t *testing.T) {
+	var withImage mcprt.Result
+	_ = json.Unmarshal([]byte(`{"text":"img","images":[{}]}`), &withImage)
+	for i, r := range []mcprt.Result{
+		{Text: "echo: benchmark", Details: map[string]any{"result": json.RawMessage(`{"content":[{"type":"text","text":"echo: benchmark"}]}`), "server": "ts", "tool": "echo"}},
+		{Text: "Error: <x> & \"q\" \\ \n\t\r\x01 é \xff \u2028", IsError: true, Details: map[string]any{"error": "aborted", "n": 3, "f": 1.5e-7, "big": 1e21, "ok": true, "nil": nil,
+			"list": []any{1.0, "two", []any{}, map[string]any{}}, "nested": map[string]any{"m": map[string]any(nil), "l": []any(nil), "r": json.RawMessage(nil)}}},
+		{Text: ""},
+		{Text: "raw spaced", Details: map[string]any{"result": json.RawMessage(`{ "a": 1 }`)}},
+		{Text: "nan", Details: map[string]any{"x": math.NaN()}},
+		{Text: "other type", Details: map[string]any{"x": int64(1)}},
+		withImage,
+	} {
+		b, ok := appendResult(nil, r)
+		if i < 3 && !ok {
+			t.Errorf("%d: not written by hand", i)
+		}
+		if !ok {
+			continue
+		}
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, exp mcprt.Result
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%d: %s: %v", i, b, err)
+		}
+		_ = json.Unmarshal(want, &exp)
+		if !reflect.DeepEqual(got, exp) {
+			t.Errorf("%d: %s reads as %#v; json.Marshal's %s as %#v", i, b, got, want, exp)
 		}
 	}
 }
