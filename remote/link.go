@@ -132,8 +132,8 @@ func (l *link) read(n *node, r *bufio.Reader, lost func(error)) {
 			lost(err)
 			return
 		}
-		if pid == nil || pid.Id != id {
-			pid = actor.NewPID(n.addr, id)
+		if pid == nil || pid.Id != string(id) { // mostly the same actor
+			pid = actor.NewPID(n.addr, string(id))
 		}
 		n.sys.Root.Send(pid, &wrapperspb.BytesValue{Value: body})
 	}
@@ -248,8 +248,12 @@ func frame(id string, body []byte) []byte {
 	return sealFrame(b)
 }
 
-// appendFrame is frame(id, m's envelope), built in one buffer.
+// appendFrame is frame(id, m's envelope), built in one buffer (b's, when
+// it has room; nil: one made to fit most messages at once).
 func appendFrame(b []byte, id string, m any) ([]byte, error) {
+	if b == nil {
+		b = make([]byte, 0, frameRoom(m))
+	}
 	b = append(b[:0], make([]byte, binary.MaxVarintLen64)...)
 	b = binary.AppendUvarint(b, uint64(len(id)))
 	b = append(b, id...)
@@ -258,6 +262,19 @@ func appendFrame(b []byte, id string, m any) ([]byte, error) {
 		return nil, err
 	}
 	return sealFrame(b), nil
+}
+
+// frameRoom is the room to make for m's frame: its bulk (arguments, a
+// result) and more than enough for the rest.
+func frameRoom(m any) int {
+	const rest = 160
+	switch m := m.(type) {
+	case *requestMsg:
+		return rest + len(m.Name) + len(m.Args)
+	case *replyMsg:
+		return rest + len(m.Result)
+	}
+	return 2 * rest
 }
 
 // sealFrame writes the length of what follows b's first MaxVarintLen64
@@ -275,26 +292,26 @@ func varintLen(n uint64) int {
 }
 
 // readFrame reads one frame: the target's id and the body.
-func readFrame(r *bufio.Reader) (id string, body []byte, err error) {
+func readFrame(r *bufio.Reader) (id, body []byte, err error) {
 	return readFrameMax(r, maxFrame)
 }
 
 // readFrameMax reads a frame of at most limit bytes.
-func readFrameMax(r *bufio.Reader, limit uint64) (id string, body []byte, err error) {
+func readFrameMax(r *bufio.Reader, limit uint64) (id, body []byte, err error) {
 	n, err := binary.ReadUvarint(r)
 	if err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
 	if n > limit {
-		return "", nil, fmt.Errorf("remote: a frame of %d bytes is over the limit of %d", n, limit)
+		return nil, nil, fmt.Errorf("remote: a frame of %d bytes is over the limit of %d", n, limit)
 	}
 	b := make([]byte, n)
 	if _, err := io.ReadFull(r, b); err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
 	idLen, k := binary.Uvarint(b)
 	if k <= 0 || idLen > uint64(len(b)-k) {
-		return "", nil, errors.New("remote: a malformed frame")
+		return nil, nil, errors.New("remote: a malformed frame")
 	}
-	return string(b[k : k+int(idLen)]), b[k+int(idLen):], nil
+	return b[k : k+int(idLen)], b[k+int(idLen):], nil
 }

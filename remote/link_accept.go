@@ -83,7 +83,7 @@ func (s *Server) acceptLink(conn net.Conn) {
 	}
 	id, body, err := readFrameMax(r, maxHello)
 	var h hello
-	if err != nil || id != "" || json.Unmarshal(body, &h) != nil || h.Address == "" {
+	if err != nil || len(id) != 0 || json.Unmarshal(body, &h) != nil || h.Address == "" {
 		conn.Close()
 		return
 	}

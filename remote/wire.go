@@ -258,7 +258,7 @@ func splitEnvelope(b []byte) (kind string, body []byte, ok bool) {
 	if i < 0 || bytes.IndexByte(rest[:i], '\\') >= 0 {
 		return "", nil, false
 	}
-	kind, rest = string(rest[:i]), rest[i+1:]
+	kind, rest = kindName(rest[:i]), rest[i+1:]
 	if string(rest) == "}" {
 		return kind, nil, true
 	}
@@ -267,6 +267,22 @@ func splitEnvelope(b []byte) (kind string, body []byte, ok bool) {
 		return "", nil, false
 	}
 	return kind, rest[:len(rest)-1], true
+}
+
+// kindName is the kind spelled b (the constant, not a copy, for the
+// kinds there are).
+func kindName(b []byte) string {
+	switch string(b) {
+	case kindRequest:
+		return kindRequest
+	case kindReply:
+		return kindReply
+	case kindCancel:
+		return kindCancel
+	case kindHeartbeat:
+		return kindHeartbeat
+	}
+	return string(b)
 }
 
 // splitReply reads a reply body as encode writes it ({"id":N,"result":R}),

@@ -43,7 +43,7 @@ func TestWireRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		id, body, err := readFrame(bufio.NewReader(bytes.NewReader(f)))
-		if err != nil || id != "session-1" || !bytes.Equal(body, v.GetValue()) {
+		if err != nil || string(id) != "session-1" || !bytes.Equal(body, v.GetValue()) {
 			t.Fatalf("%T: frame %q: %q, %q, %v", m, f, id, body, err)
 		}
 		var env envelope
