@@ -77,7 +77,7 @@ func (s *Server) execute(ctx context.Context, m *requestMsg, fromMember bool) (r
 		if m.Name == eventsTool && !res.IsError {
 			sub = subscribed(res)
 		}
-		if b, ok := appendResult(nil, res); ok {
+		if b, ok := appendResult(make([]byte, 0, resultRoom(res)), res); ok {
 			return b, sub, nil
 		}
 		out = res

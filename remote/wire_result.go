@@ -181,6 +181,16 @@ func appendResult(b []byte, res mcprt.Result) ([]byte, bool) {
 	return append(b, '}'), true
 }
 
+// resultRoom is the room to make for res's JSON: its text and raw
+// result, and more than enough for the rest of a call's details.
+func resultRoom(res mcprt.Result) int {
+	n := 256 + len(res.Text)
+	if raw, ok := res.Details["result"].(json.RawMessage); ok {
+		n += len(raw)
+	}
+	return n
+}
+
 func appendAny(b []byte, v any) ([]byte, bool) {
 	ok := true
 	switch v := v.(type) {
