@@ -141,12 +141,26 @@ func (l *link) read(n *node, r *bufio.Reader, lost func(error)) {
 
 // send writes one wire message to target on the other side.
 func (l *link) send(target *actor.PID, m any) error {
-	b, err := appendFrame(nil, target.Id, m)
-	if err != nil {
-		return err
+	bp := frames.Get().(*[]byte)
+	if *bp == nil {
+		*bp = make([]byte, 0, frameRoom(m))
 	}
-	return l.write(b)
+	f, buf, err := appendFrame(*bp, target.Id, m)
+	if err == nil {
+		err = l.write(f) // f is free again when write returns
+	}
+	if buf != nil && cap(buf) <= maxPooledFrame {
+		*bp = buf[:0]
+		frames.Put(bp)
+	}
+	return err
 }
+
+// frames are buffers for the frames sent (one per sender at a time).
+var frames = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledFrame bounds the buffers kept for reuse.
+const maxPooledFrame = 64 << 10
 
 // write writes a frame, or queues it for the write in progress.
 func (l *link) write(b []byte) error {
@@ -249,19 +263,19 @@ func frame(id string, body []byte) []byte {
 }
 
 // appendFrame is frame(id, m's envelope), built in one buffer (b's, when
-// it has room; nil: one made to fit most messages at once).
-func appendFrame(b []byte, id string, m any) ([]byte, error) {
+// it has room; nil: one made to fit most messages at once). buf is the
+// whole buffer, frame its end that is the frame.
+func appendFrame(b []byte, id string, m any) (frame, buf []byte, err error) {
 	if b == nil {
 		b = make([]byte, 0, frameRoom(m))
 	}
 	b = append(b[:0], make([]byte, binary.MaxVarintLen64)...)
 	b = binary.AppendUvarint(b, uint64(len(id)))
 	b = append(b, id...)
-	b, err := appendEnvelope(b, m)
-	if err != nil {
-		return nil, err
+	if b, err = appendEnvelope(b, m); err != nil {
+		return nil, nil, err
 	}
-	return sealFrame(b), nil
+	return sealFrame(b), b, nil
 }
 
 // frameRoom is the room to make for m's frame: its bulk (arguments, a

@@ -80,7 +80,7 @@ func TestStalledSessionCannotStallMember(t *testing.T) {
 	}
 	send := func(target *actor.PID, m any) {
 		t.Helper()
-		b, err := appendFrame(nil, target.Id, m)
+		b, _, err := appendFrame(nil, target.Id, m)
 		if err == nil {
 			_, err = conn.Write(b)
 		}

@@ -38,7 +38,7 @@ func TestWireRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A link's frame carries the same envelope to the same actor.
-		f, err := appendFrame(nil, "session-1", m)
+		f, _, err := appendFrame(nil, "session-1", m)
 		if err != nil {
 			t.Fatal(err)
 		}
