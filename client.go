@@ -51,9 +51,9 @@ type ClientHooks struct {
 	// concerned: remote.Server). It advertises the roots capability as a
 	// non-nil Roots does. An error is answered as a JSON-RPC error.
 	ListRoots func(ctx context.Context, server string) ([]Root, error)
-	// Progress receives the progress of calls made with WithProgress's
-	// context and of requests that carry a progress token. It must not
-	// block.
+	// Progress receives the progress servers report of the `mcp` tool's
+	// calls (each carries a progress token while this hook is set). It
+	// must not block.
 	Progress func(p Progress)
 }
 
@@ -131,6 +131,9 @@ type Progress struct {
 	// Total is 0 when the server does not know it.
 	Total   float64
 	Message string
+	// Caller is the caller tag (WithCaller) of the call the progress is
+	// of, while that call is in flight; nil otherwise.
+	Caller any
 }
 
 // Form is a checked elicitation form; FormField one of its fields, with a

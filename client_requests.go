@@ -66,6 +66,9 @@ func rpcErr(code int, format string, args ...any) *messages.RPCError {
 
 // serve answers one server request (messages.ServerRequestHandler).
 func (c *clientSide) serve(ctx context.Context, req messages.ServerRequest) (json.RawMessage, *messages.RPCError) {
+	if req.Caller != nil {
+		ctx = messages.WithCaller(ctx, req.Caller) // the hooks may ask CallerOf
+	}
 	switch req.Method {
 	case messages.MethodElicit:
 		return c.elicit(ctx, req)
@@ -245,7 +248,11 @@ func (c *clientSide) note(n messages.ClientNote) {
 			return
 		}
 		token := strings.Trim(string(p.Token), `"`)
-		c.hooks.Progress(Progress{Server: n.Server, Token: token, Progress: p.Progress, Total: p.Total, Message: p.Message})
+		var caller any
+		if c.rt != nil && c.rt.mcp != nil {
+			caller = c.rt.mcp.ProgressCaller(token)
+		}
+		c.hooks.Progress(Progress{Server: n.Server, Token: token, Progress: p.Progress, Total: p.Total, Message: p.Message, Caller: caller})
 	case "notifications/message":
 		var p struct {
 			Level  string          `json:"level"`

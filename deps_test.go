@@ -59,7 +59,7 @@ var layers = map[string]layer{
 	"tools":                        {[]string{"messages", "clock", "catalog", "eventstream", "actors", "config", "internal/jsonscan"}, "tools talk to actors through typed messages; never to transports or protoactor"},
 	"":                             {[]string{"auth", "messages", "clock", "config", "eventstream", "supervisor", "extension", "clientside", "catalog", "transports", "actors", "tools", "internal/trace", "simseam"}, "the root package is the embedding API over everything below it"},
 	"demoserver":                   {[]string{"messages", "clock", "internal/mcpline", "internal/mcpserve", "internal/eventsrv", modMCP}, "the demo server is a separate MCP server; it knows nothing of the runtime"},
-	"remote":                       {[]string{"", "messages", "clock", "eventstream", "clientside", "internal/jsonscan", modProtoactor, modGRPC, modProtobuf}, "remote shares a runtime across processes over protoactor's remote; only it (and what imports it) links gRPC"},
+	"remote":                       {[]string{"", "messages", "clock", "eventstream", "supervisor", "clientside", "internal/jsonscan", modProtoactor, modGRPC, modProtobuf}, "remote shares a runtime across processes over protoactor's remote and cluster; only it (and what imports it) links gRPC"},
 	"cmd/runtime":                  {[]string{"", "auth", "demoserver", "messages", "clock", "config", "remote", modCobra, modShlex}, "cmd/runtime is wiring only"},
 	"internal/testonly/testserver": {[]string{"messages", "clock", "internal/mcpline", "internal/mcpserve", "internal/eventsrv", modMCP}, "the test server is a real MCP server for tests; it knows nothing of the runtime"},
 	"internal/testonly/testenv":    {[]string{"clock", "internal/testonly/testserver", modXSys, modFlock}, "testenv only installs and starts test peers"},
@@ -294,15 +294,16 @@ func checkFile(t *testing.T, fset *token.FileSet, f *ast.File, relPath, dir stri
 	})
 }
 
-// TestEmbeddingLinksNoGRPC keeps gRPC out of hosts that do not share a
-// runtime: only remote/ (and what imports it: cmd/runtime) links it.
+// TestEmbeddingLinksNoGRPC keeps gRPC (and protoactor's remote and
+// cluster) out of hosts that do not share a runtime: only remote/ (and
+// what imports it: cmd/runtime) links them.
 func TestEmbeddingLinksNoGRPC(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	for _, p := range strings.Fields(string(out)) {
-		if strings.HasPrefix(p, modGRPC) || p == module+"/remote" {
+		if strings.HasPrefix(p, modGRPC) || p == module+"/remote" || p == modProtoactor+"/remote" || strings.HasPrefix(p, modProtoactor+"/cluster") {
 			t.Errorf("the root package links %s: hosts that do not share a runtime must not link gRPC", p)
 		}
 	}

@@ -70,7 +70,8 @@ func (s *System) Request(ctx context.Context, server, method string, params json
 	ch := make(chan messages.Reply, 1)
 	token := s.NewToken()
 	assist := messages.NewAssist()
-	s.Post(server, &messages.Request{Token: token, Method: method, Params: params, Deadline: dl, Origin: origin, Reply: once(ch), Assist: assist})
+	s.Post(server, &messages.Request{Token: token, Method: method, Params: params, Deadline: dl, Origin: origin, Reply: once(ch), Assist: assist,
+		Caller: messages.CallerOf(ctx)})
 	return awaitAssisted(ctx, s, server, token, ch, assist)
 }
 

@@ -19,7 +19,8 @@ import (
 const (
 	envServeConfig = "MCPRT_E2E_SERVE_CONFIG" // serve this configuration file
 	envAttachAddr  = "MCPRT_E2E_ATTACH"       // attach here and call hang
-	envServePeer   = "MCPRT_E2E_SERVE_PEER"   // with envServeConfig: a peer member, "ADDR TOKENFILE"
+	envServePeer   = "MCPRT_E2E_SERVE_PEER"   // with envServeConfig: members to join, "ADDR ..."
+	envCluster     = "MCPRT_E2E_CLUSTER"      // with envServeConfig: the cluster token file
 	envListen      = "MCPRT_E2E_LISTEN"       // the member's or the session's listening address
 )
 
@@ -42,9 +43,10 @@ func serveChild(cfg string) int {
 	// The partition tests listen on a veth pair of their own: plaintext
 	// there is explicit.
 	opts := remote.ServeOptions{Asks: remote.Asks{Elicit: true, Roots: true}, Listen: os.Getenv(envListen), Plaintext: true}
-	if addr, file, ok := strings.Cut(os.Getenv(envServePeer), " "); ok {
-		opts.Peers = []remote.Peer{{Addr: addr, TokenFile: file}}
+	for _, addr := range strings.Fields(os.Getenv(envServePeer)) {
+		opts.Peers = append(opts.Peers, remote.Peer{Addr: addr})
 	}
+	opts.ClusterTokenFile = os.Getenv(envCluster)
 	srv := remote.NewServer(opts)
 	rt, err := mcprt.Start(ctx, mcprt.Options{ConfigPath: cfg, Host: srv.Host(), Client: srv.ClientHooks(), AgentDir: filepath.Dir(cfg)})
 	if err != nil {

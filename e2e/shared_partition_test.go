@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,14 +124,16 @@ func TestSharedPartitionedPeer(t *testing.T) {
 	tokens := filepath.Join(t.TempDir(), "tokens-a")
 	cfg := filepath.Join(t.TempDir(), "a.json")
 	writeConfig(t, cfg, map[string]any{"ts": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}})
+	ct := clusterTokenFile(t)
 	addrA, _ := testenv.StartSelfUnder(t, []string{"ip", "netns", "exec", ns.name},
-		map[string]string{envServeConfig: cfg, remote.EnvTokenDir: tokens, envListen: ns.peer + ":0"})
+		map[string]string{envServeConfig: cfg, remote.EnvTokenDir: tokens, envListen: ns.peer + ":0", envCluster: ct})
 	a := member{addr: addrA, tokens: tokens}
 	b := startMemberWith(t, nil,
 		map[string]any{"local": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}},
-		map[string]string{envServePeer: a.addr + " " + a.tokenFile(t), envListen: ns.host + ":0"})
+		map[string]string{envServePeer: a.addr, envListen: ns.host + ":0", envCluster: ct})
 	ctx := testCtx(t)
 	s := attach(t, b, nil)
+	poll(ctx, t, "B to have A in its membership", func() bool { return slices.Contains(s.Servers(), "ts") })
 	wantOK(t, mcpCall(ctx, t, s, `{"server":"ts","tool":"echo","args":{"message":"via b"}}`), "echo: via b")
 
 	done := make(chan string, 2)

@@ -23,12 +23,14 @@ import (
 // saying A cannot be reached, and B's own server keeps working.
 func TestSharedTwoMembers(t *testing.T) {
 	t.Parallel()
-	a := startMember(t, nil) // runs "ts"
+	ct := clusterTokenFile(t)
+	a := startMemberWith(t, nil, nil, map[string]string{envCluster: ct}) // runs "ts"
 	b := startMemberWith(t, nil,
 		map[string]any{"local": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}},
-		map[string]string{envServePeer: a.addr + " " + a.tokenFile(t)})
+		map[string]string{envServePeer: a.addr, envCluster: ct})
 	ctx := testCtx(t)
 	s := attach(t, b, nil)
+	poll(ctx, t, "B to have A in its membership", func() bool { return slices.Contains(s.Servers(), "ts") })
 
 	if got := s.Servers(); !slices.Contains(got, "ts") || !slices.Contains(got, "local") {
 		t.Fatalf("servers through B: %v, want B's (local) and A's (ts)", got)
@@ -89,13 +91,16 @@ func TestSharedTwoMembers(t *testing.T) {
 // when the last owner detaches.
 func TestSharedEventsThroughPeer(t *testing.T) {
 	t.Parallel()
-	a := startMemberWith(t, nil, map[string]any{"ev": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio --events --events-heartbeat-ms 0")}}, nil)
+	ct := clusterTokenFile(t)
+	a := startMemberWith(t, nil, map[string]any{"ev": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio --events --events-heartbeat-ms 0")}},
+		map[string]string{envCluster: ct})
 	b := startMemberWith(t, nil,
 		map[string]any{"local": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}},
-		map[string]string{envServePeer: a.addr + " " + a.tokenFile(t)})
+		map[string]string{envServePeer: a.addr, envCluster: ct})
 	ctx := testCtx(t)
 	var hx, hy sessionHost
 	x, y := attach(t, b, &hx), attach(t, b, &hy)
+	poll(ctx, t, "B to have A in its membership", func() bool { return slices.Contains(x.Servers(), "ev") })
 	subscribe := func(s toolSession) string {
 		var out struct{ Subscription struct{ ID string } }
 		text := eventsTool(ctx, t, s, `{"action":"subscribe","server":"ev","name":"`+ts.EventTest+`","arguments":{"tag":"p"}}`)

@@ -74,6 +74,12 @@ func startMemberWith(t *testing.T, extra map[string]any, servers map[string]any,
 	return member{addr: addr, tokens: tokens, proc: p}
 }
 
+// clusterTokenFile is where the members of one test find their shared
+// cluster token (the first member creates it).
+func clusterTokenFile(t *testing.T) string {
+	return filepath.Join(t.TempDir(), "cluster.token")
+}
+
 // attach attaches a session from this process; a cleanup detaches it.
 func attach(t *testing.T, m member, host mcprt.Host) *remote.Session {
 	t.Helper()

@@ -64,6 +64,9 @@ type Request struct {
 	// port for the request's blocking work (see Assist); it travels with
 	// every Op the request sends.
 	Assist *Assist
+	// Caller is the caller tag of the call's context (WithCaller); it
+	// travels with every Op the request sends.
+	Caller any
 }
 
 // Reply answers a Request.

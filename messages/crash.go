@@ -14,6 +14,14 @@ const (
 	ActorEvents       ActorKind = "events"
 	ActorSubscription ActorKind = "subscription"
 	ActorBatcher      ActorKind = "batcher"
+
+	// The shared runtime's actors (remote/): a serving member's gateway,
+	// which spawns a session actor per attach, each attached session's
+	// actor on the member, and the receiver of an attaching process, which
+	// takes the member's replies, deliveries and notices.
+	ActorGateway         ActorKind = "gateway"
+	ActorAttachedSession ActorKind = "attached-session"
+	ActorReceiver        ActorKind = "receiver"
 )
 
 // CrashInjector is the crash-injection seam, for simulation and tests

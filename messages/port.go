@@ -128,6 +128,10 @@ type Op struct {
 	// the request's blocking work if the port offers it (see Assist); a
 	// port may ignore it.
 	Assist *Assist
+	// Caller is the caller tag of the call that made the request (see
+	// WithCaller); the port hands it back on the server requests it ties
+	// to this request.
+	Caller any
 }
 
 // OpResult is the outcome of one Op.

@@ -43,6 +43,9 @@ type ServerRequest struct {
 	// Method and Params are as the server sent them.
 	Method string
 	Params json.RawMessage
+	// Caller is the caller tag (caller.go) of the call the transport ties
+	// this request to; nil when it cannot tell (stdio, the GET stream).
+	Caller any
 }
 
 // RPCError is a JSON-RPC error answer to a server request.

@@ -34,7 +34,28 @@ const (
 	askSample         = "sample"         // samplingQ → mcprt.SamplingResult
 	askRoots          = "roots"          // nothing → []mcprt.Root
 	askElicitComplete = "elicitComplete" // elicitDone, no answer
+	askProgress       = "progress"       // progressQ, no answer
+	askChanged        = "changed"        // changeQ, no answer (server_watch.go)
 )
+
+// sessionCall is the caller tag (mcprt.WithCaller) of a session's call on
+// the member: its session actor and the session's request id. The runtime
+// hands it back with a server's question it can tie to the call (one read
+// from the call's HTTP response stream, a 2026-07-28 input request) and
+// with the call's progress, so those go to exactly that session, and
+// name the session's call, whatever other sessions do meanwhile.
+type sessionCall struct {
+	pid *actor.PID
+	id  uint64
+}
+
+// progressQ is a call's progress on the wire.
+type progressQ struct {
+	Token    string  `json:"token"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
 
 // samplingQ is a sampling request on the wire (clientside's messages keep
 // their content out of JSON).
@@ -65,10 +86,11 @@ type asks struct {
 
 // ClientHooks are the hooks to start the shared runtime with
 // (mcprt.Options.Client): every one ServeOptions.Asks names, each asking
-// a session.
+// a session, and Progress(nil), which sends each session its own calls'
+// progress.
 func (s *Server) ClientHooks() mcprt.ClientHooks {
 	a := s.opts.Asks
-	var h mcprt.ClientHooks
+	h := mcprt.ClientHooks{Progress: s.Progress(nil)}
 	if a.Elicit {
 		h.Elicit = func(ctx context.Context, q mcprt.ElicitForm) (ans mcprt.ElicitAnswer, err error) {
 			err = s.ask(ctx, q.Server, askElicit, q, &ans, nil)
@@ -119,7 +141,10 @@ func (s *Server) ask(ctx context.Context, server, kind string, q, out any, chose
 	if s.n == nil {
 		return messages.Errorf(messages.KindDisconnected, server, "the shared runtime is not serving yet")
 	}
-	pid := s.router.pick(server)
+	pid, call := s.router.pick(server), uint64(0)
+	if sc, ok := mcprt.CallerOf(ctx).(sessionCall); ok && s.router.attached(sc.pid) {
+		pid, call = sc.pid, sc.id // the question is tied to this session's call
+	}
 	if pid == nil {
 		return messages.Errorf(messages.KindDisconnected, server, "no session is attached to answer %s", kind)
 	}
@@ -136,7 +161,7 @@ func (s *Server) ask(ctx context.Context, server, kind string, q, out any, chose
 	id := s.asks.next
 	s.asks.waiting[id] = ch
 	s.asks.mu.Unlock()
-	s.n.sys.Root.Send(pid, askOut{msg: &askMsg{ID: id, Kind: kind, Server: server, Body: body}})
+	s.n.sys.Root.Send(pid, askOut{msg: &askMsg{ID: id, Kind: kind, Server: server, Body: body, Call: call}})
 	select {
 	case a := <-ch:
 		if a.Err != nil {
@@ -188,5 +213,24 @@ func multiToStrings(form mcprt.Form, content map[string]any) {
 			}
 		}
 		content[f.Name] = out
+	}
+}
+
+// Progress is the member's progress hook (mcprt.ClientHooks.Progress):
+// progress of a session's call goes to that session, whose own Progress
+// hook (AttachOptions.Client) gets it; any other progress goes to own
+// (nil: dropped). Like deliveries it leaves through the member's pool, so
+// a session that stops reading never blocks the server reporting it.
+func (s *Server) Progress(own func(mcprt.Progress)) func(mcprt.Progress) {
+	return func(p mcprt.Progress) {
+		sc, ok := p.Caller.(sessionCall)
+		if !ok || s.n == nil || !s.router.attached(sc.pid) {
+			if own != nil {
+				own(p)
+			}
+			return
+		}
+		body, _ := json.Marshal(progressQ{Token: p.Token, Progress: p.Progress, Total: p.Total, Message: p.Message})
+		s.router.send(sc.pid, askOut{msg: &askMsg{Kind: askProgress, Server: p.Server, Body: body, Call: sc.id}})
 	}
 }

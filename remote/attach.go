@@ -45,9 +45,17 @@ type AttachOptions struct {
 	Clock clock.Clock
 	// Logger receives diagnostics (default: silent).
 	Logger *slog.Logger
+	// InjectCrash is the crash-injection seam, for tests and simulation
+	// only; production never sets it. It is asked before every ordinary
+	// message this process's receiver takes; true makes that message
+	// panic as a bug would (supervise.go).
+	InjectCrash messages.CrashInjector
 
 	// member marks a member's session on a peer (peers.go).
 	member bool
+	// token, when set, is the member's token (a member attaching to
+	// another with the token the membership carries).
+	token string
 }
 
 // Session is an attached session: the host-facing API of a Runtime whose
@@ -68,9 +76,10 @@ type Session struct {
 	cancel context.CancelFunc
 	asking sync.WaitGroup // the hooks answering questions
 
-	self    *actor.PID // this process's receiver
-	session *actor.PID // the session actor on the member
-	link    *link      // this session's stream to the member (link.go)
+	sup     *supervision // the receiver's (supervise.go)
+	self    *actor.PID   // this process's receiver
+	session *actor.PID   // the session actor on the member
+	link    *link        // this session's stream to the member (link.go)
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
@@ -82,6 +91,11 @@ type Session struct {
 	silence time.Duration // the member is taken for gone after this long unheard
 	// askCancels withdraw the questions being answered, by id.
 	askCancels map[uint64]context.CancelFunc
+	// watchers are the session's WatchStatus and WatchTools (session_watch.go).
+	watchers watchers
+	// tagged are the calls in flight whose context carries a caller tag
+	// (mcprt.WithCaller), with their progress so far (session_asks.go).
+	tagged map[uint64]*taggedCall
 
 	attached chan *attachedMsg
 	once     sync.Once
@@ -91,14 +105,7 @@ type Session struct {
 // token from its token file. A wrong or missing token is refused at once
 // (ErrUnauthenticated); nothing runs on the member for it.
 func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, error) {
-	file := opts.TokenFile
-	if file == "" {
-		var err error
-		if file, err = DefaultTokenFile(addr); err != nil {
-			return nil, err
-		}
-	}
-	token, err := readToken(file)
+	token, err := attachToken(addr, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +139,8 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 	s := &Session{addr: addr, n: n, clock: clock.Or(opts.Clock), logger: logger, hb: opts.Heartbeat, host: opts.Host, client: opts.Client,
 		pending: map[uint64]chan *replyMsg{}, attached: make(chan *attachedMsg, 1), askCancels: map[uint64]context.CancelFunc{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.self, err = n.sys.Root.SpawnNamed(inlineProps(func() actor.Actor { return &receiver{s: s} }), "mcprt-session")
+	s.sup = newSupervision(s.clock, logger, opts.InjectCrash, s.notifyHost)
+	s.self, err = n.sys.Root.SpawnNamed(s.receiverProps(), "mcprt-session")
 	if err != nil {
 		n.stop()
 		return nil, fmt.Errorf("remote: %w", err)
@@ -168,6 +176,21 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 	s.armLocked()
 	s.mu.Unlock()
 	return s, nil
+}
+
+// attachToken is the token Attach presents.
+func attachToken(addr string, opts AttachOptions) (string, error) {
+	if opts.token != "" {
+		return opts.token, nil
+	}
+	file := opts.TokenFile
+	if file == "" {
+		var err error
+		if file, err = DefaultTokenFile(addr); err != nil {
+			return "", err
+		}
+	}
+	return readToken(file)
 }
 
 // attachTimeout bounds the preflight and the attach.
@@ -221,7 +244,11 @@ func (s *Session) request(ctx context.Context, op, name string, args []byte) ([]
 	s.next++
 	id := s.next
 	s.pending[id] = ch
+	if c := mcprt.CallerOf(ctx); c != nil {
+		s.tag(id, c)
+	}
 	s.mu.Unlock()
+	defer s.untag(id)
 	if err := s.link.send(s.session, &requestMsg{ID: id, Op: op, Name: name, Args: args}); err != nil {
 		s.drop(id)
 		return nil, messages.AsError(err, messages.KindInternal, "")
@@ -292,18 +319,20 @@ func (s *Session) Close() error {
 		s.mu.Lock()
 		wasGone := s.gone != nil
 		s.mu.Unlock()
-		// Failed first: the member's answer to the detach (its end of the
-		// calls in flight) must not reach a caller before the shutdown.
+		// Calls in flight fail with shutdown before the detach leaves, so
+		// the member's answer to it (ended) cannot reach them first.
 		s.fail(messages.Errorf(messages.KindShutdown, "", "the session is closed"))
 		if !wasGone && s.session != nil {
 			_ = s.link.send(s.session, detachMsg{})
 		}
 		s.stop()
+		s.watchers.closeAll()
 	})
 	return nil
 }
 
 func (s *Session) stop() {
+	s.sup.close()
 	s.cancel()
 	s.asking.Wait()
 	if s.link != nil {
@@ -339,6 +368,7 @@ func (r *receiver) Receive(ctx actor.Context) {
 			s.fail(m.Err.toError())
 		}
 	case *deliverMsg:
+		// A panic of the host's is this receiver's crash (supervise.go).
 		s.callHost(func(h mcprt.Host) { h.Deliver(context.Background(), m.Message) })
 	case *notifyMsg:
 		s.callHost(func(h mcprt.Host) { h.Notify(context.Background(), m.Notice) })
@@ -355,5 +385,11 @@ func (s *Session) callHost(f func(mcprt.Host)) {
 	}
 	s.hostMu.Lock()
 	defer s.hostMu.Unlock()
+	defer asHostPanic()
 	f(s.host)
+}
+
+// notifyHost hands a notice of this process's own to the host.
+func (s *Session) notifyHost(n messages.Notice) {
+	s.callHost(func(h mcprt.Host) { h.Notify(context.Background(), n) })
 }

@@ -19,8 +19,10 @@
 // A session process's hot messages both ways go on a link: a connection
 // of its own to the member's port, handed out of the member's gRPC server
 // after its transport handshake, the token in its first frame (link.go,
-// link_accept.go, server_links.go); a member with peers forwards requests
-// for their servers (peers.go); a server's
+// link_accept.go, server_links.go); every member is a Proto.Actor cluster
+// member with a membership of its own over the authenticated remote
+// (cluster.go, membership.go, cluster_auth.go) and forwards requests for
+// the servers of other live members (peers.go); a server's
 // questions go to one session (asks.go, router_pick.go); events wakeups
 // are split per session (router.go).
 //
@@ -33,7 +35,12 @@
 // inline from the runtime's actors. Each link has one goroutine reading
 // it on each side, running the addressed actor inline. Server.Close and
 // Session.Close wait for every goroutine they started (the pool's, the
-// calls', the links'). Timers (heartbeats, the
-// session timeout) go through the injected clock. The design, its bounds
+// calls', the links', the membership's tick;
+// protoactor's cluster gossiper keeps a log-throttle timer goroutine of
+// its own for up to 60 s after). Timers (heartbeats, the session timeout,
+// the membership's views) go through the injected clock. The gateway, the
+// session actors and the receiver are supervised with the runtime's crash
+// policy (supervise.go); a host callback that panics is a crash of its
+// caller, never of the process. The design, its bounds
 // and what is not done yet: docs/shared.md.
 package remote

@@ -39,6 +39,10 @@ import (
 type link struct {
 	conn net.Conn
 	done chan struct{} // closed when the reading goroutine has ended
+	// sessions: frames may address only the gateway and the session
+	// actors under it (a session's link on its member, as a session's
+	// gRPC stream: cluster_auth.go); another target ends the link.
+	sessions bool
 
 	mu sync.Mutex // guards the fields below
 	// out holds frames waiting for the write in progress; that write's
@@ -132,11 +136,25 @@ func (l *link) read(n *node, r *bufio.Reader, lost func(error)) {
 			lost(err)
 			return
 		}
+		if l.sessions && !sessionTarget(id) {
+			l.ended.Store(true)
+			l.conn.Close()
+			lost(errNotSessionTarget)
+			return
+		}
 		if pid == nil || pid.Id != string(id) { // mostly the same actor
 			pid = actor.NewPID(n.addr, string(id))
 		}
 		n.sys.Root.Send(pid, &wrapperspb.BytesValue{Value: body})
 	}
+}
+
+// errNotSessionTarget ends a session's link that addressed another actor.
+var errNotSessionTarget = errors.New("remote: a session may address only the gateway and its session actor")
+
+// sessionTarget reports whether id is the gateway or an actor under it.
+func sessionTarget(id []byte) bool {
+	return string(id) == GatewayName || len(id) > len(GatewayName) && string(id[:len(GatewayName)]) == GatewayName && id[len(GatewayName)] == '/'
 }
 
 // send writes one wire message to target on the other side.

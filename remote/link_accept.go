@@ -95,7 +95,7 @@ func (s *Server) acceptLink(conn net.Conn) {
 		refuse(refusal)
 		return
 	}
-	l := &link{conn: conn, done: make(chan struct{})}
+	l := &link{conn: conn, done: make(chan struct{}), sessions: true}
 	s.links.mu.Lock()
 	switch {
 	case s.links.closed:

@@ -3,7 +3,10 @@ package remote
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"net"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -116,5 +119,63 @@ func TestStalledSessionCannotStallMember(t *testing.T) {
 	testkit.Poll(ctx, t, "the stalled session ended", func() bool { return r.srv.Sessions() == 0 })
 	if got := r.attach(t, AttachOptions{}).Servers(); len(got) != 1 {
 		t.Fatalf("a session after the stalled one ended: servers %v", got)
+	}
+}
+
+// A link is refused without the member's token (a frame saying why, then
+// its end), and a session's link that addresses anything but the gateway
+// and its session actors (here the membership) is ended, as a session's
+// gRPC stream is refused.
+func TestLinkRefusals(t *testing.T) {
+	r := newRig(t, nil, ServeOptions{ClusterTokenFile: filepath.Join(t.TempDir(), "cluster.token")})
+	ctx := testkit.Ctx(t)
+	ended := func(err error) bool {
+		var ne net.Error
+		return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+	}
+	open := func(token string) (net.Conn, *bufio.Reader, []byte) {
+		t.Helper()
+		conn, err := net.Dial("tcp", r.srv.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		// A link the member leaves open fails its read at the test's
+		// deadline, as a timeout (ended: an EOF or a reset).
+		if dl, ok := ctx.Deadline(); ok {
+			_ = conn.SetReadDeadline(dl)
+		}
+		h, _ := json.Marshal(hello{Token: token, Address: "127.0.0.1:1"})
+		if _, err := conn.Write(append([]byte(linkMagic), frame("", h)...)); err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(conn)
+		_, answer, err := readFrame(br)
+		if err != nil {
+			t.Fatalf("the member's answer: %v", err)
+		}
+		return conn, br, answer
+	}
+	_, br, answer := open("wrong")
+	if !strings.Contains(string(answer), refusal) {
+		t.Errorf("a link with a wrong token: answer %q, want the refusal", answer)
+	}
+	if _, _, err := readFrame(br); !ended(err) {
+		t.Errorf("a refused link stays open: %v", err)
+	}
+
+	conn, br, answer := open(r.srv.token)
+	if len(answer) > 0 {
+		t.Fatalf("a link with the token: refused: %q", answer)
+	}
+	b, _, err := appendFrame(nil, membersName, &cancelMsg{ID: 1})
+	if err == nil {
+		_, err = conn.Write(b)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readFrame(br); !ended(err) {
+		t.Errorf("a link that addressed the membership stays open: %v", err)
 	}
 }

@@ -7,30 +7,38 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // node is one process's protoactor actor system with remote started on
 // a loopback (or chosen) address, every stream and call authenticated.
+// A serving member's node is a Proto.Actor cluster member too (cl).
 type node struct {
 	sys  *actor.ActorSystem
 	rem  *remote.Remote
-	addr string   // the address remote listens on (host:port)
-	tls  *nodeTLS // nil: plaintext (tls.go)
-	// accept takes the links that connect to this node (link_accept.go);
-	// unset, it refuses them.
-	accept *atomic.Pointer[func(net.Conn)]
+	addr string           // the address remote listens on (host:port)
+	tls  *nodeTLS         // nil: plaintext (tls.go)
+	cl   *cluster.Cluster // nil: not a cluster member (a session's node)
 }
 
 // startNode listens on listen (host:port; port 0 picks one).
-func startNode(listen, token string, t *nodeTLS, logger *slog.Logger) (n *node, err error) {
+func startNode(listen, token string, t *nodeTLS, logger *slog.Logger) (*node, error) {
+	return startNodeWith(listen, t, logger, serverOptions(token, t, nil, nil), dialOptions(token, t), nil)
+}
+
+// startNodeWith starts a node with these gRPC options; with a provider
+// the node joins a cluster through it (cluster.go), whose start starts
+// the remote.
+func startNodeWith(listen string, t *nodeTLS, logger *slog.Logger, sopts []grpc.ServerOption, dopts []grpc.DialOption, p cluster.ClusterProvider) (n *node, err error) {
 	host, portText, err := net.SplitHostPort(listen)
 	if err != nil {
 		return nil, fmt.Errorf("remote: listen address %q is not host:port", listen)
@@ -47,23 +55,30 @@ func startNode(listen, token string, t *nodeTLS, logger *slog.Logger) (n *node, 
 		logger = slog.New(slog.DiscardHandler)
 	}
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger.With("lib", "protoactor") }))
-	accept := new(atomic.Pointer[func(net.Conn)])
-	cfg := remote.Configure(host, port,
-		remote.WithServerOptions(serverOptions(token, t, accept)...),
-		remote.WithDialOptions(dialOptions(token, t)...))
+	cfg := remote.Configure(host, port, remote.WithServerOptions(sopts...), remote.WithDialOptions(dopts...))
 	// A peer that cannot be reached is given up on after one attempt
 	// (protoactor waits 2 s between attempts, in its endpoint writer).
 	cfg.MaxRetryCount = 1
-	rem := remote.NewRemote(sys, cfg)
+	var c *cluster.Cluster
 	defer func() {
-		// protoactor's Start panics when it cannot listen.
-		if p := recover(); p != nil {
+		// protoactor's Start (and the cluster's) panics when it cannot
+		// listen or join.
+		if r := recover(); r != nil {
+			if c != nil && c.Remote != nil {
+				c.Remote.Shutdown(false)
+			}
 			sys.Shutdown()
-			n, err = nil, fmt.Errorf("remote: cannot listen on %s: %v", listen, p)
+			n, err = nil, fmt.Errorf("remote: cannot listen on %s: %v", listen, r)
 		}
 	}()
-	rem.Start()
-	return &node{sys: sys, rem: rem, addr: sys.Address(), tls: t, accept: accept}, nil
+	if p == nil {
+		rem := remote.NewRemote(sys, cfg)
+		rem.Start()
+		return &node{sys: sys, rem: rem, addr: sys.Address(), tls: t}, nil
+	}
+	c = cluster.New(sys, cluster.Configure(clusterName, p, disthash.New(), cfg))
+	c.StartMember()
+	return &node{sys: sys, rem: c.Remote, addr: sys.Address(), tls: t, cl: c}, nil
 }
 
 // streamWindow is the flow-control window of every stream and connection
@@ -79,7 +94,13 @@ const streamWindow = 1 << 20
 // session process: TLS when configured, token on every stream and call,
 // the static window.
 func dialOptions(token string, t *nodeTLS) []grpc.DialOption {
-	return []grpc.DialOption{grpc.WithTransportCredentials(t.clientCreds()), grpc.WithPerRPCCredentials(tokenCreds(token)),
+	return dialOptionsWith(tokenCreds(token), t)
+}
+
+// dialOptionsWith are dialOptions with other per-call credentials (a
+// member's: cluster_auth.go).
+func dialOptionsWith(creds credentials.PerRPCCredentials, t *nodeTLS) []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithTransportCredentials(t.clientCreds()), grpc.WithPerRPCCredentials(creds),
 		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(streamWindow)}
 }
 
@@ -95,6 +116,13 @@ func (n *node) send(pid *actor.PID, m any) error {
 
 // stop ends the remote server and the actor system.
 func (n *node) stop() {
+	if n.cl != nil {
+		// The provider first (a no-op when the member left already): a
+		// non-graceful cluster shutdown does not stop it.
+		_ = n.cl.Config.ClusterProvider.Shutdown(false)
+		n.cl.Shutdown(false) // the actor system, then the remote
+		return
+	}
 	n.rem.Shutdown(false)
 	n.sys.Shutdown()
 }
@@ -151,6 +179,6 @@ var wireTapForTest func([]byte)
 // gRPC reader, a call's goroutine, a timer), as the runtime's own actors
 // do: these actors never block, and it saves a goroutine hand-off per
 // message.
-func inlineProps(p actor.Producer) *actor.Props {
-	return actor.PropsFromProducer(p, actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)))
+func inlineProps(p actor.Producer, opts ...actor.PropsOption) *actor.Props {
+	return actor.PropsFromProducer(p, append([]actor.PropsOption{actor.WithDispatcher(actor.NewSynchronizedDispatcher(300))}, opts...)...)
 }

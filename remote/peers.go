@@ -5,41 +5,39 @@ import (
 	"encoding/json"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/messages"
 )
 
-// Members reaching each other's servers: a member started with Peers
-// attaches to each peer as a session of its own (with the peer's token,
-// on demand, again after the peer was lost) and forwards a session's
-// request that names a server it does not run to the peer that runs it.
-// Membership is the static list of peers, each authenticated as any
-// session is; requests a member forwards are never forwarded again, so
-// members may name each other. docs/shared.md says what is forwarded.
+// Members reaching each other's servers: a member attaches to another
+// member as a session of its own (with the token that member announced
+// in the membership, on demand, again after it was lost) and forwards a
+// session's request that names a server it does not run to a live member
+// that runs it (cluster.go, membership.go). Requests a member forwards
+// are never forwarded again. docs/shared.md says what is forwarded.
 
-// Peer is another member whose servers this member's sessions may use.
+// Peer is a member of the cluster to join: a seed of the membership.
 type Peer struct {
-	// Addr is the peer's listening address (host:port).
+	// Addr is the member's listening address (host:port).
 	Addr string
-	// TokenFile is the peer's token (default DefaultTokenFile(Addr)).
-	TokenFile string
-	// TLS is mutual TLS with the peer (nil: plaintext).
-	TLS *ClientTLS
 }
 
-// peerLink is this member's session on one peer.
+// peerLink is this member's session on another member.
 type peerLink struct {
-	peer Peer
+	addr string
+	tls  *ClientTLS
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
-	s       *Session // nil before the first attach or after the peer was lost
-	servers []string // the servers the peer ran when last reached
+	token   string   // the member's own token, as it announced it
+	s       *Session // nil before the first attach or after the member was lost
+	servers []string // the servers the member announced last
 }
 
-// session returns a live session on the peer, attaching when there is
+// session returns a live session on the member, attaching when there is
 // none.
 func (p *peerLink) session(ctx context.Context, srv *Server) (*Session, error) {
 	p.mu.Lock()
@@ -51,27 +49,17 @@ func (p *peerLink) session(ctx context.Context, srv *Server) (*Session, error) {
 		_ = p.s.Close()
 		p.s = nil
 	}
-	// The peer answers at an address of this member's own interface (the
-	// one it was told to listen on), not at loopback, which is the peer's.
+	// The member answers at an address of this member's own interface
+	// (the one it was told to listen on), not at loopback, which is the
+	// other's.
 	host, _, _ := net.SplitHostPort(srv.Addr())
-	s, err := Attach(ctx, p.peer.Addr, AttachOptions{TokenFile: p.peer.TokenFile, Client: srv.ClientHooks(), Logger: srv.logger, Host: peerHost{srv.router},
-		Listen: net.JoinHostPort(host, "0"), TLS: p.peer.TLS, Plaintext: srv.opts.Plaintext, member: true})
+	s, err := Attach(ctx, p.addr, AttachOptions{token: p.token, Client: srv.ClientHooks(), Logger: srv.logger, Host: peerHost{srv.router},
+		Listen: net.JoinHostPort(host, "0"), TLS: p.tls, Plaintext: srv.opts.Plaintext, member: true})
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	if b, err := s.request(ctx, opServers, "", nil); err == nil {
-		_ = json.Unmarshal(b, &names)
-	}
-	p.s, p.servers = s, names
+	p.s = s
 	return s, nil
-}
-
-// runs reports whether the peer ran server when last reached.
-func (p *peerLink) runs(server string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Contains(p.servers, server)
 }
 
 func (p *peerLink) close() {
@@ -84,22 +72,27 @@ func (p *peerLink) close() {
 	}
 }
 
-// forwardTo finds the peer running server, a server this member does not
-// run; nil when no peer does (the local runtime then says so). A peer
-// that ran it and cannot be reached now is an error naming both.
+// forwardTo finds a live member running server, a server this member
+// does not run, trying them in the membership's order until one can be
+// reached; nil when no member runs it (the local runtime then says so).
+// When the members running it cannot be reached, or left, the error
+// names them.
 func (s *Server) forwardTo(ctx context.Context, server string) (*peerLink, *Session, error) {
-	for _, p := range s.peers {
-		known := p.runs(server)
+	var tried []string
+	var last error
+	for _, m := range s.member.running(server) {
+		p := s.link(m)
 		ps, err := p.session(ctx, s)
-		if err != nil {
-			if known {
-				return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now: %s", server, p.peer.Addr, err)
-			}
-			continue
-		}
-		if p.runs(server) {
+		if err == nil {
 			return p, ps, nil
 		}
+		tried, last = append(tried, m.Addr), err
+	}
+	if last != nil {
+		return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now: %s", server, strings.Join(tried, ", "), last)
+	}
+	if gone := s.member.gone(server); len(gone) > 0 {
+		return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now (it left the cluster) and no other member runs it", server, gone[0].Addr)
 	}
 	return nil, nil, nil
 }
@@ -119,7 +112,7 @@ func routedServer(m *requestMsg) string {
 // not this member; handled is false when m is this member's to run. sub
 // is the subscription a forwarded subscribe made.
 func (s *Server) forward(ctx context.Context, m *requestMsg) (result json.RawMessage, sub string, handled bool, err error) {
-	if len(s.peers) == 0 {
+	if s.member == nil || s.member.alone() {
 		return nil, "", false, nil
 	}
 	switch m.Op {
@@ -159,61 +152,91 @@ func (s *Server) forward(ctx context.Context, m *requestMsg) (result json.RawMes
 }
 
 // merged answers Servers and ServerStatuses with this member's and every
-// reachable peer's (a peer that cannot be reached is left out).
+// reachable live member's (one that cannot be reached is left out; a
+// server that several members run is listed once, this member's first).
 func (s *Server) merged(ctx context.Context, m *requestMsg) (json.RawMessage, bool, error) {
-	var local any
 	if m.Op == opServers {
-		local = s.rt.Servers()
-	} else {
-		local = s.rt.ServerStatuses()
+		names := s.rt.Servers()
+		for _, p := range s.livePeers() {
+			ps, err := p.session(ctx, s)
+			if err != nil {
+				continue
+			}
+			var theirs []string
+			if b, err := ps.request(ctx, m.Op, "", nil); err == nil && json.Unmarshal(b, &theirs) == nil {
+				for _, n := range theirs {
+					if !slices.Contains(names, n) {
+						names = append(names, n)
+					}
+				}
+			}
+		}
+		b, err := json.Marshal(names)
+		return b, true, err
 	}
-	b, err := json.Marshal(local)
-	if err != nil {
-		return nil, true, err
-	}
-	var all []json.RawMessage
-	_ = json.Unmarshal(b, &all)
-	for _, p := range s.peers {
+	all := s.rt.ServerStatuses()
+	for _, p := range s.livePeers() {
 		ps, err := p.session(ctx, s)
 		if err != nil {
 			continue
 		}
-		var theirs []json.RawMessage
-		if pb, err := ps.request(ctx, m.Op, "", nil); err == nil && json.Unmarshal(pb, &theirs) == nil {
-			all = append(all, theirs...)
+		var theirs []messages.ServerStatus
+		if b, err := ps.request(ctx, m.Op, "", nil); err == nil && json.Unmarshal(b, &theirs) == nil {
+			for _, st := range theirs {
+				if !slices.ContainsFunc(all, func(o messages.ServerStatus) bool { return o.Name == st.Name }) {
+					all = append(all, st)
+				}
+			}
 		}
 	}
-	if all == nil {
-		all = []json.RawMessage{}
-	}
-	out, err := json.Marshal(all)
-	return out, true, err
+	b, err := json.Marshal(all)
+	return b, true, err
 }
 
-// mergedStatus is this member's status with every peer's: a reachable
-// peer's servers as it reports them, an unreachable one's last known
-// servers as failed, naming it.
+// mergedStatus is this member's status with every live member's: a
+// reachable member's servers as it reports them, the servers of one that
+// cannot be reached or that left as failed, naming it (unless another
+// member runs them). A server several members run is listed once.
 func (s *Server) mergedStatus(ctx context.Context) (json.RawMessage, bool, error) {
 	st := s.rt.Status()
-	for _, p := range s.peers {
+	listed := func(name string) bool {
+		return slices.ContainsFunc(st.Servers, func(o mcprt.ServerStatus) bool { return o.Name == name })
+	}
+	var down []mcprt.ServerStatus
+	for _, p := range s.livePeers() {
 		ps, err := p.session(ctx, s)
 		if err != nil {
 			p.mu.Lock()
 			names := append([]string(nil), p.servers...)
 			p.mu.Unlock()
 			for _, name := range names {
-				st.Servers = append(st.Servers, mcprt.ServerStatus{Name: name, Status: "failed",
-					LastError: "the member at " + p.peer.Addr + " that runs it cannot be reached"})
+				down = append(down, mcprt.ServerStatus{Name: name, Status: "failed",
+					LastError: "the member at " + p.addr + " that runs it cannot be reached"})
 			}
 			continue
 		}
 		theirs := ps.Status()
-		st.Servers = append(st.Servers, theirs.Servers...)
+		for _, ss := range theirs.Servers {
+			if !listed(ss.Name) {
+				st.Servers = append(st.Servers, ss)
+			}
+		}
 		st.TotalTools += theirs.TotalTools
 		st.TotalResources += theirs.TotalResources
 		st.ConnectedCount += theirs.ConnectedCount
 		st.DisabledCount += theirs.DisabledCount
 		st.Skipped = append(st.Skipped, theirs.Skipped...)
+	}
+	for _, m := range s.member.gone("") {
+		for _, name := range m.Servers {
+			down = append(down, mcprt.ServerStatus{Name: name, Status: "failed",
+				LastError: "the member at " + m.Addr + " that runs it cannot be reached (it left the cluster)"})
+		}
+	}
+	for _, d := range down {
+		if !listed(d.Name) {
+			st.Servers = append(st.Servers, d)
+		}
 	}
 	b, err := json.Marshal(st)
 	return b, true, err

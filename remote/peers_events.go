@@ -114,7 +114,7 @@ func (s *Server) mergedList(ctx context.Context, m *requestMsg) (json.RawMessage
 		}
 	}
 	add(t.Execute(ctx, m.Args))
-	for _, p := range s.peers {
+	for _, p := range s.livePeers() {
 		ps, err := p.session(ctx, s)
 		if err != nil {
 			continue

@@ -25,7 +25,16 @@ import (
 
 func TestMain(m *testing.M) {
 	testserver.MainIfRequested()
-	os.Exit(m.Run())
+	// Token files a test does not place (a cluster token's default place)
+	// go to a directory of the run, never the user's.
+	dir, err := os.MkdirTemp("", "mcprt-remote-test-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(EnvTokenDir, dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // rig is a member in this process: a runtime over servers, served.
@@ -38,6 +47,9 @@ func newRig(t testing.TB, servers map[string]config.Server, opts ServeOptions) *
 	t.Helper()
 	if opts.TokenFile == "" {
 		opts.TokenFile = filepath.Join(t.TempDir(), "member.token")
+	}
+	if opts.ClusterTokenFile == "" {
+		opts.ClusterTokenFile = filepath.Join(t.TempDir(), "cluster.token")
 	}
 	srv := NewServer(opts)
 	rt, err := mcprt.Start(testkit.Ctx(t), mcprt.Options{Config: &config.File{MCPServers: servers}, Host: srv.Host()})

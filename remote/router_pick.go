@@ -20,7 +20,8 @@ import (
 //  4. else the session attached first among those attached now.
 //
 // With one session calling a server at a time this is exactly the session
-// whose call caused the question.
+// whose call caused the question. A question the runtime ties to a call
+// (sessionCall, asks.go) skips the rule and goes to that call's session.
 
 // flight is a call of a session in flight: the server it names ("" for
 // none) and its order among all calls.
@@ -48,6 +49,14 @@ func (r *router) finish(pid *actor.PID, id uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.flights[pid.Id], id)
+}
+
+// attached reports whether the session actor pid is attached now.
+func (r *router) attached(pid *actor.PID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.sessions[pid.Id]
+	return ok
 }
 
 // pick chooses the session a question of server goes to (nil: none is

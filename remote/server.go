@@ -61,9 +61,25 @@ type ServeOptions struct {
 	// Asks are what servers may ask the sessions (ClientHooks; default:
 	// nothing).
 	Asks Asks
-	// Peers are other members whose servers this member's sessions may
-	// use by name (peers.go).
+	// Peers are members of the cluster to join (seeds of the membership:
+	// membership.go); sessions reach every member's servers by name
+	// (peers.go).
 	Peers []Peer
+	// ClusterTokenFile is the cluster token every member of the cluster
+	// presents to the others (default DefaultClusterTokenFile(); created
+	// when missing; cluster_auth.go).
+	ClusterTokenFile string
+	// MemberTimeout bounds a silent member: the others drop it from the
+	// membership after it (default DefaultMemberTimeout).
+	MemberTimeout time.Duration
+	// PeerTLS is mutual TLS for this member's sessions on the other
+	// members (nil: plaintext).
+	PeerTLS *ClientTLS
+	// InjectCrash is the crash-injection seam, for tests and simulation
+	// only; production never sets it. It is asked before every ordinary
+	// message the gateway and the session actors take; true makes that
+	// message panic as a bug would (supervise.go).
+	InjectCrash messages.CrashInjector
 }
 
 // Server is a serving member: the runtime it shares, the remote actor
@@ -82,12 +98,15 @@ type Server struct {
 	sub     *eventSub
 	asks    asks
 
-	calls    sync.WaitGroup // every call goroutine of every session
-	pool     *pool          // runs the calls (its workers count in calls)
-	peers    []*peerLink    // this member's sessions on its peers
-	peerSubs peerSubs       // subscriptions that live on a peer (peers_events.go)
-	links    serverLinks    // streams to the session processes (server_links.go)
-	once     sync.Once
+	calls     sync.WaitGroup // every call goroutine of every session
+	pool      *pool          // runs the calls (its workers count in calls)
+	member    *provider      // the cluster membership (membership.go)
+	peerLinks peerLinks      // this member's sessions on the other members (cluster.go)
+	peerSubs  peerSubs       // subscriptions that live on a peer (peers_events.go)
+	links     serverLinks    // streams to the session processes (server_links.go)
+	watch     changeWatch    // the runtime's changes, told to sessions (server_watch.go)
+	sup       *supervision   // the gateway's and the session actors' (supervise.go)
+	once      sync.Once
 }
 
 // eventSub is the endpoint-terminated subscription of a node.
@@ -113,9 +132,7 @@ func NewServer(opts ServeOptions) *Server {
 	s := &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter(),
 		asks: asks{waiting: map[uint64]chan *answerMsg{}, urls: map[string]*actor.PID{}}}
 	s.pool = newPool(maxIdleWorkers, &s.calls)
-	for _, p := range opts.Peers {
-		s.peers = append(s.peers, &peerLink{peer: p})
-	}
+	s.sup = newSupervision(s.clock, logger, opts.InjectCrash, func(n messages.Notice) { s.router.Notify(ctxBackground, n) })
 	return s
 }
 
@@ -141,13 +158,13 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 	if err != nil {
 		return err
 	}
-	n, err := startNode(s.opts.Listen, token, t, s.logger)
+	n, err := s.startMember(t)
 	if err != nil {
 		return err
 	}
 	s.n = n
 	accept := s.acceptLink
-	n.accept.Store(&accept)
+	s.links.accept.Store(&accept)
 	s.file = s.opts.TokenFile
 	if s.file == "" {
 		if s.file, err = DefaultTokenFile(n.addr); err != nil {
@@ -162,8 +179,7 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 	// Deliveries and notices reach session actors on a pool goroutine, not
 	// inline on the runtime's actor that made them (server_links.go).
 	s.router.send = func(pid *actor.PID, m any) { s.pool.run(func() { n.sys.Root.Send(pid, m) }) }
-	props := inlineProps(func() actor.Actor { return &gatewayActor{srv: s} })
-	s.gateway, err = n.sys.Root.SpawnNamed(props, GatewayName)
+	s.gateway, err = n.sys.Root.SpawnNamed(s.gatewayProps(), GatewayName)
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("remote: gateway: %w", err)
@@ -177,6 +193,7 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		}
 	})
 	s.sub = &eventSub{unsubscribe: func() { n.sys.EventStream.Unsubscribe(es) }}
+	s.watchChanges(rt)
 	return nil
 }
 
@@ -201,13 +218,16 @@ func (s *Server) Close() error {
 		if s.sub != nil {
 			s.sub.unsubscribe()
 		}
+		s.watch.stop()
+		s.sup.close()
 		for _, pid := range s.router.all() {
 			_ = s.n.sys.Root.StopFuture(pid).Wait()
 		}
 		s.pool.close()
 		s.calls.Wait()
 		s.closeLinks()
-		for _, p := range s.peers {
+		s.leaveCluster()
+		for _, p := range s.allLinks() {
 			p.close()
 		}
 		s.n.stop()
@@ -238,7 +258,7 @@ func (g *gatewayActor) Receive(ctx actor.Context) {
 	}
 	g.next++
 	sa := &sessionActor{srv: s, client: client, member: m.Member, calls: map[uint64]context.CancelFunc{}, subs: map[string]bool{}, asks: map[uint64]bool{}}
-	pid, err := ctx.SpawnNamed(inlineProps(func() actor.Actor { return sa }), fmt.Sprintf("session-%d", g.next))
+	pid, err := ctx.SpawnNamed(s.sessionProps(sa), fmt.Sprintf("session-%d", g.next))
 	reply := &attachedMsg{Nonce: m.Nonce, Timeout: durationMs(s.opts.SessionTimeout / time.Millisecond)}
 	if err != nil {
 		reply.Err = toWireErr(messages.Errorf(messages.KindInternal, "", "spawning the session: %s", err))

@@ -2,7 +2,9 @@ package remote
 
 import (
 	"errors"
+	"net"
 	"sync"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -19,6 +21,10 @@ import (
 // never blocks (TestStalledSessionCannotStallMember). Each attached
 // session has a process address of its own, so a link serves one session.
 type serverLinks struct {
+	// accept takes the links that connect (set once the member serves;
+	// its gRPC server's credentials read it: link_accept.go).
+	accept atomic.Pointer[func(net.Conn)]
+
 	mu sync.Mutex
 	// The fields below are guarded by mu.
 	by     map[string]*link // by session process address

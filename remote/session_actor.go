@@ -6,6 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 )
@@ -37,6 +38,14 @@ type sessionActor struct {
 	beatNow  atomic.Uint64
 	expiring atomic.Bool
 	ended    bool
+	// stopWhenDone: the session ended and the actor stops once its last
+	// call's goroutine has reported (so a subscription it made is
+	// released, never left to a dead letter).
+	stopWhenDone bool
+	// crashed is the end reason noted when this actor crashed (a panic in
+	// its turn, supervise_actors.go): it ends its session before it takes
+	// anything else.
+	crashed string
 }
 
 // Local messages of a session actor.
@@ -54,16 +63,25 @@ type (
 )
 
 func (a *sessionActor) Receive(ctx actor.Context) {
+	if a.crashed != "" && !a.ended {
+		if _, stopping := ctx.Message().(*actor.Stopping); !stopping {
+			a.end(ctx, a.crashed, true)
+		}
+	}
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		a.self = ctx.Self()
 		a.arm(ctx)
 		return
 	case *actor.Stopping:
-		a.end(ctx, "the serving runtime is stopping", false)
+		why := "the serving runtime is stopping"
+		if a.crashed != "" {
+			why = a.crashed
+		}
+		a.end(ctx, why, false)
 		return
 	case callDone:
-		a.done(m)
+		a.done(ctx, m)
 		return
 	case expired:
 		if m.beat == a.beat {
@@ -146,7 +164,7 @@ func (a *sessionActor) start(m *requestMsg) {
 	if handled {
 		return
 	}
-	cctx, cancel := context.WithCancel(ctxBackground)
+	cctx, cancel := context.WithCancel(mcprt.WithCaller(ctxBackground, sessionCall{pid: a.self, id: m.ID}))
 	a.calls[m.ID] = cancel
 	if server, counts := requestServer(m); counts {
 		a.srv.router.begin(a.self, m.ID, server)
@@ -162,10 +180,12 @@ func (a *sessionActor) start(m *requestMsg) {
 	})
 	if !ran { // the member is closing: Close answers the session
 		cancel()
+		delete(a.calls, m.ID)
+		a.srv.router.finish(a.self, m.ID)
 	}
 }
 
-func (a *sessionActor) done(m callDone) {
+func (a *sessionActor) done(ctx actor.Context, m callDone) {
 	delete(a.calls, m.id)
 	a.srv.router.finish(a.self, m.id)
 	if m.sub != "" && !a.subs[m.sub] {
@@ -173,11 +193,32 @@ func (a *sessionActor) done(m callDone) {
 		a.srv.router.own(m.sub, a.self)
 		if a.ended {
 			a.release(m.sub)
-			return
 		}
 	}
 	if !a.ended {
 		a.reply(m.reply)
+	}
+	a.stopIfDone(ctx)
+}
+
+// forget drops a call whose outcome cannot be taken (its actor crashed
+// on it twice): a subscription it made is released, nothing is answered
+// (the session ends with the crash).
+func (a *sessionActor) forget(m callDone) {
+	delete(a.calls, m.id)
+	a.srv.router.finish(a.self, m.id)
+	if m.sub != "" && !a.subs[m.sub] {
+		a.srv.router.own(m.sub, a.self)
+		a.release(m.sub)
+	}
+}
+
+// stopIfDone stops an ended session's actor once no call's goroutine is
+// still to report.
+func (a *sessionActor) stopIfDone(ctx actor.Context) {
+	if a.stopWhenDone && len(a.calls) == 0 {
+		a.stopWhenDone = false
+		ctx.Stop(a.self)
 	}
 }
 
@@ -207,7 +248,8 @@ func (a *sessionActor) end(ctx actor.Context, why string, stop bool) {
 	}
 	a.srv.router.remove(a.self)
 	if stop {
-		ctx.Stop(a.self)
+		a.stopWhenDone = true
+		a.stopIfDone(ctx)
 	}
 }
 

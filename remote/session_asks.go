@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/clientside"
@@ -16,10 +17,21 @@ import (
 
 // serveAsk starts answering one question.
 func (s *Session) serveAsk(m *askMsg) {
+	if m.Kind == askChanged {
+		s.changed(m.Body)
+		return
+	}
+	if m.Kind == askProgress {
+		s.progress(m)
+		return
+	}
 	if m.Kind == askElicitComplete {
 		var d elicitDone
 		if f := s.client.ElicitationComplete; f != nil && json.Unmarshal(m.Body, &d) == nil {
-			f(m.Server, d.ElicitationID)
+			func() {
+				defer asHostPanic() // the receiver's crash (supervise.go)
+				f(m.Server, d.ElicitationID)
+			}()
 		}
 		return
 	}
@@ -35,7 +47,11 @@ func (s *Session) serveAsk(m *askMsg) {
 	s.mu.Unlock()
 	go func() {
 		defer s.asking.Done()
-		body, err := s.answerAsk(ctx, m)
+		ctx := ctx
+		if c := s.callerOf(m.Call); c != nil {
+			ctx = mcprt.WithCaller(ctx, c) // the hook may ask whose call it is
+		}
+		body, err := s.answerAskGuarded(ctx, m)
 		s.mu.Lock()
 		delete(s.askCancels, m.ID)
 		s.mu.Unlock()
@@ -52,6 +68,32 @@ func (s *Session) withdrawAsk(id uint64) {
 	if cancel != nil {
 		cancel()
 	}
+}
+
+// answerAskGuarded runs the session's hook for one question; a hook that
+// panics is a crash of this question's goroutine, never of the process:
+// the question is answered with an error and the host is told.
+func (s *Session) answerAskGuarded(ctx context.Context, m *askMsg) (body json.RawMessage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			text := fmt.Sprintf("this session's %s hook panicked (%s); the question of %q was answered with an error", m.Kind, crashText(r), m.Server)
+			s.logger.Warn("remote: a client hook panicked", "what", text)
+			s.notifyGuarded(messages.Notice{Level: messages.NoticeWarning, Server: m.Server, Text: text})
+			body, err = nil, messages.Errorf(messages.KindInternal, m.Server, "the client's %s hook failed", m.Kind)
+		}
+	}()
+	return s.answerAsk(ctx, m)
+}
+
+// notifyGuarded hands a notice to the host; a Notify that panics is only
+// logged.
+func (s *Session) notifyGuarded(n messages.Notice) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.logger.Error("the host's Notify panicked", "reason", crashText(r))
+		}
+	}()
+	s.notifyHost(n)
 }
 
 // answerAsk runs the session's hook for one question.

@@ -65,22 +65,6 @@ func (s *Session) ReadTemplate(ctx context.Context, server, template string, arg
 	return &out, nil
 }
 
-// WatchStatus returns a channel holding the status as it is now, closed
-// by stop. Changes are not pushed to attached sessions yet: ask Status
-// again (docs/shared.md).
-func (s *Session) WatchStatus() (<-chan mcprt.StatusSnapshot, func()) {
-	ch := make(chan mcprt.StatusSnapshot, 1)
-	ch <- s.Status()
-	return ch, once(func() { close(ch) })
-}
-
-// WatchTools returns a channel closed by stop; tool-set changes are not
-// pushed to attached sessions yet: ask Tools again.
-func (s *Session) WatchTools() (<-chan struct{}, func()) {
-	ch := make(chan struct{})
-	return ch, once(func() { close(ch) })
-}
-
 // once makes f safe to call more than once, from any goroutine.
 func once(f func()) func() {
 	var o sync.Once

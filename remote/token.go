@@ -3,7 +3,6 @@ package remote
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -16,16 +15,16 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
 // The credential: `runtime serve` writes a random token (32 bytes, hex)
 // to a file of mode 0600 in a directory of mode 0700, named after the
 // listening address, and removes it when it stops. Every gRPC stream and
-// call between members carries it in the "mcprt-token" metadata; a peer
-// without it, or with another, is refused (codes.Unauthenticated) before
-// protoactor reads anything. The token travels in clear over TCP: on
+// call between a member and its sessions carries it in the "mcprt-token"
+// metadata (members of a cluster carry the cluster token instead:
+// cluster_auth.go); a peer without it, or with another, is refused
+// (codes.Unauthenticated) before protoactor reads anything. The token travels in clear over TCP: on
 // loopback only the user's own processes see it; across machines the
 // member serves mutual TLS (tls.go), and the token travels inside it.
 
@@ -120,35 +119,35 @@ func readToken(path string) (string, error) {
 // refusal is what an unauthenticated peer is told.
 const refusal = "mcprt: this shared runtime refuses peers without its token"
 
-// checkToken refuses a context whose metadata lacks the token.
-func checkToken(ctx context.Context, token string) error {
-	md, _ := metadata.FromIncomingContext(ctx)
-	got := md.Get(tokenHeader)
-	if len(got) != 1 || subtle.ConstantTimeCompare([]byte(got[0]), []byte(token)) != 1 {
-		return status.Error(codes.Unauthenticated, refusal)
-	}
-	return nil
-}
-
 // preflightMethod is the one unary call answered (with an empty list):
 // Attach uses it to learn at once whether the token is accepted.
 // protoactor's own unary handlers are never reached (they panic).
 const preflightMethod = "/remote.Remoting/ListProcesses"
 
-// serverOptions make a member's gRPC server refuse peers without token.
-func serverOptions(token string, t *nodeTLS, accept *atomic.Pointer[func(net.Conn)]) []grpc.ServerOption {
+// serverOptions make a member's gRPC server refuse peers without token
+// (or, with m, the cluster token: cluster_auth.go); its credentials hand
+// links out of gRPC to accept (link_accept.go; nil: a session's node,
+// which takes none).
+func serverOptions(token string, t *nodeTLS, m *memberAuth, accept *atomic.Pointer[func(net.Conn)]) []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.Creds(linkCreds{TransportCredentials: t.serverCreds(), accept: accept}),
 		grpc.InitialWindowSize(streamWindow),
 		grpc.InitialConnWindowSize(streamWindow),
 		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			if err := checkToken(ss.Context(), token); err != nil {
+			r, err := checkRole(ss.Context(), token, m)
+			if err != nil {
 				return err
 			}
-			return h(srv, ss)
+			switch {
+			case m == nil: // a session's node: only its member has the token
+				return h(srv, ss)
+			case r == roleMember:
+				return h(srv, memberStream{ss, m.connected})
+			}
+			return h(srv, sessionStream{ss})
 		}),
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, _ any, info *grpc.UnaryServerInfo, _ grpc.UnaryHandler) (any, error) {
-			if err := checkToken(ctx, token); err != nil {
+			if _, err := checkRole(ctx, token, m); err != nil {
 				return nil, err
 			}
 			if info.FullMethod == preflightMethod {

@@ -116,6 +116,9 @@ type askMsg struct {
 	Kind   string          `json:"kind"`
 	Server string          `json:"server"`
 	Body   json.RawMessage `json:"body,omitempty"`
+	// Call is the session's request the question (or progress) belongs
+	// to, when the member knows it (0: it does not; asks.go).
+	Call uint64 `json:"call,omitempty"`
 }
 
 // askCancelMsg withdraws the question with ID.

@@ -31,19 +31,23 @@ type CrashDecision struct {
 }
 
 // CrashPolicy decides, per actor kind, what a crash leads to. Servers,
-// the events actor, subscriptions and batchers restart with Restart's
-// delays (100 ms·2^(n-1), capped); sessions, streams and observers end.
-// When a server's crashes exhaust Restart (a 6th within 60 s) it restarts
-// down; the events actor and a subscription end (the companion stops;
-// the subscription fails); a batcher keeps restarting at the capped delay,
-// since ending it would lose every later wakeup.
+// the events actor, subscriptions, batchers, a member's gateway and an
+// attaching process's receiver restart with Restart's delays
+// (100 ms·2^(n-1), capped); sessions, streams, observers and attached
+// sessions end. When a server's crashes exhaust Restart (a 6th within
+// 60 s) it restarts down; the events actor, a subscription and a receiver
+// end (the companion stops; the subscription fails; the attached session
+// fails, every caller answered); a batcher and a gateway keep restarting
+// at the capped delay, since ending a batcher would lose every later
+// wakeup and ending a gateway would refuse every later attach while it
+// holds no state a restart could not keep.
 type CrashPolicy struct{ Restart RestartPolicy }
 
 // Decide returns the decision for a crash of an actor of kind at now, given
 // that actor's earlier crash times, and the history to keep.
 func (p CrashPolicy) Decide(kind messages.ActorKind, history []time.Time, now time.Time) (CrashDecision, []time.Time) {
 	switch kind {
-	case messages.ActorSession, messages.ActorStream, messages.ActorObserver:
+	case messages.ActorSession, messages.ActorStream, messages.ActorObserver, messages.ActorAttachedSession:
 		return CrashDecision{Action: CrashEnd}, nil
 	}
 	d, next := p.Restart.Decide(history, now)
@@ -53,7 +57,7 @@ func (p CrashPolicy) Decide(kind messages.ActorKind, history []time.Time, now ti
 	switch kind {
 	case messages.ActorServer:
 		return CrashDecision{Action: CrashRestart, Down: true, Recent: d.Recent}, nil
-	case messages.ActorBatcher:
+	case messages.ActorBatcher, messages.ActorGateway:
 		// Keep the window: the next crash within it waits the longest delay.
 		return CrashDecision{Action: CrashRestart, Delay: p.Restart.MaxDelay, Recent: d.Recent}, keepRecent(history, now, p.Restart.Window)
 	}

@@ -10,12 +10,13 @@ import (
 func TestCrashPolicyPerKind(t *testing.T) {
 	p := CrashPolicy{Restart: DefaultRestartPolicy}
 	t0 := time.Unix(1000, 0)
-	for _, k := range []messages.ActorKind{messages.ActorSession, messages.ActorStream, messages.ActorObserver} {
+	for _, k := range []messages.ActorKind{messages.ActorSession, messages.ActorStream, messages.ActorObserver, messages.ActorAttachedSession} {
 		if d, _ := p.Decide(k, nil, t0); d.Action != CrashEnd {
 			t.Errorf("%s: %+v, want end", k, d)
 		}
 	}
-	for _, k := range []messages.ActorKind{messages.ActorServer, messages.ActorEvents, messages.ActorSubscription, messages.ActorBatcher} {
+	for _, k := range []messages.ActorKind{messages.ActorServer, messages.ActorEvents, messages.ActorSubscription, messages.ActorBatcher,
+		messages.ActorGateway, messages.ActorReceiver} {
 		var h []time.Time
 		var d CrashDecision
 		want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond}
@@ -31,9 +32,9 @@ func TestCrashPolicyPerKind(t *testing.T) {
 			if d.Action != CrashRestart || !d.Down {
 				t.Errorf("server 6th crash: %+v, want restart down", d)
 			}
-		case messages.ActorBatcher:
+		case messages.ActorBatcher, messages.ActorGateway:
 			if d.Action != CrashRestart || d.Delay != DefaultRestartPolicy.MaxDelay {
-				t.Errorf("batcher 6th crash: %+v, want restart after the capped delay", d)
+				t.Errorf("%s 6th crash: %+v, want restart after the capped delay", k, d)
 			}
 		default:
 			if d.Action != CrashEnd {

@@ -100,6 +100,7 @@ func (s *Server) send(o *op, cursor *string) {
 	op := messages.Op{ID: o.id, Method: o.method, Params: params, Stream: o.stream}
 	if o.req != nil {
 		op.Assist = o.req.Assist // the waiting caller may run the exchange
+		op.Caller = o.req.Caller
 	}
 	s.emit(Send{Gen: o.gen, Op: op})
 }

@@ -127,7 +127,10 @@ type MCP struct {
 	limits  outputLimits
 	// progressSeq numbers the progress tokens of calls.
 	progressSeq atomic.Uint64
-	results     *resultStore
+	// progressCallers maps the progress token of a call in flight whose
+	// context carries a caller tag (messages.WithCaller) to that tag.
+	progressCallers sync.Map
+	results         *resultStore
 	// directNames maps the names the last Surface registered direct tools
 	// under to their tools, so the proxy resolves them too.
 	directNames atomic.Pointer[map[string]toolKey]

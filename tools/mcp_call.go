@@ -73,9 +73,15 @@ func (m *MCP) invoke(ctx context.Context, e *entry, args json.RawMessage) Result
 	if m.opts.ProgressTokens {
 		// The host shows progress (ClientHooks.Progress): the server may
 		// report it against this token.
+		seq := m.progressSeq.Add(1)
 		params = append(params, `,"_meta":{"progressToken":"mcprt-progress-`...)
-		params = strconv.AppendUint(params, m.progressSeq.Add(1), 10)
+		params = strconv.AppendUint(params, seq, 10)
 		params = append(params, `"}`...)
+		if caller := messages.CallerOf(ctx); caller != nil {
+			token := "mcprt-progress-" + strconv.FormatUint(seq, 10)
+			m.progressCallers.Store(token, caller)
+			defer m.progressCallers.Delete(token)
+		}
 	}
 	params = append(params, '}')
 	var asked uint64
@@ -168,4 +174,11 @@ func (m *MCP) refreshMany(ctx context.Context, servers []string) map[string]*mes
 func onceReply[R any](f func(R)) func(R) {
 	var o sync.Once
 	return func(r R) { o.Do(func() { f(r) }) }
+}
+
+// ProgressCaller is the caller tag of the call in flight that holds the
+// progress token (nil for none: no such call, or one without a tag).
+func (m *MCP) ProgressCaller(token string) any {
+	v, _ := m.progressCallers.Load(token)
+	return v
 }

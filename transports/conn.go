@@ -224,7 +224,7 @@ func (c *conn) run(ctx context.Context, op messages.Op, st *opState) messages.Op
 	if perr != nil {
 		return messages.OpResult{Server: c.server, Gen: c.gen, ID: op.ID, Err: perr}
 	}
-	slot := &statusSlot{Context: ctx, sent: st.sent, reqID: st.reqID, conn: c}
+	slot := &statusSlot{Context: ctx, sent: st.sent, reqID: st.reqID, conn: c, caller: op.Caller}
 	resp, err := c.tr.SendRequest(slot, req)
 	res := c.outcome(op, st, resp, err, slot)
 	if res.Err != nil && res.Err.Kind == messages.KindAborted {

@@ -309,6 +309,8 @@ type statusSlot struct {
 	// (conn.unknownResponse).
 	reqID string
 	conn  *conn
+	// caller is the request's caller tag (messages.Op.Caller).
+	caller any
 }
 
 type statusKey struct{}

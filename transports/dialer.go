@@ -315,7 +315,7 @@ func (c *conn) openHTTP(legacySSE bool) error {
 	// the default 2 idle would make every burst dial anew.
 	base.MaxIdleConnsPerHost = maxIdlePerHost
 	c.http = &limitedTransport{base: base, claim: c.router.claim, router: c.router, legacy: legacySSE, fail: c.originFailed, budget: c.d.responseBudget(),
-		foreign: c.foreignResponse, unknown: c.unknownResponse, serverRequest: c.sreq.serve}
+		foreign: c.foreignResponse, unknown: c.unknownResponse, serverRequest: c.sreq.serveFor}
 	client := &http.Client{Transport: c.d.wrapAuth(c.server, c.http), CheckRedirect: checkRedirect}
 	c.client = client
 	if legacySSE {

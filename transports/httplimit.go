@@ -33,7 +33,9 @@ type limitedTransport struct {
 	// read from an SSE body (a response stream, the standalone GET stream,
 	// the legacy GET stream), which is removed from what the client reads: the
 	// runtime answers it, with no ceiling on how long a person takes.
-	serverRequest func(id json.RawMessage, method string, params json.RawMessage)
+	// caller is the caller tag of the request whose response stream
+	// it came on (nil on a GET stream).
+	serverRequest func(id json.RawMessage, method string, params json.RawMessage, caller any)
 	// legacy marks a legacy HTTP+SSE connection: its GET stream's
 	// endpoint event is checked for the origin (checkEndpoint), and fail
 	// hears of one on another origin.

@@ -111,7 +111,7 @@ func (c *conn) inputRound(op messages.Op, st *opState, res *messages.OpResult) b
 	}
 	c.d.spawn(func() {
 		defer c.recoverOp(op, st, "input round")
-		responses, ierr := c.answerInputs(st.ctx, ir)
+		responses, ierr := c.answerInputs(st.ctx, ir, op.Caller)
 		if st.ctx.Err() != nil {
 			// Given up or closed while the host was asked: that is the
 			// outcome, not whatever the withdrawn question answered.
@@ -199,8 +199,9 @@ func retryParams(orig, responses, state json.RawMessage) json.RawMessage {
 }
 
 // answerInputs answers every input request with the handler, at once, and
-// returns the inputResponses object (nil when there were none).
-func (c *conn) answerInputs(ctx context.Context, ir inputRequired) (json.RawMessage, *messages.Error) {
+// returns the inputResponses object (nil when there were none). Every
+// input request carries the call's caller tag.
+func (c *conn) answerInputs(ctx context.Context, ir inputRequired, caller any) (json.RawMessage, *messages.Error) {
 	if len(ir.InputRequests) == 0 {
 		return nil, nil
 	}
@@ -218,7 +219,7 @@ func (c *conn) answerInputs(ctx context.Context, ir inputRequired) (json.RawMess
 			return nil, messages.Errorf(messages.KindProtocol, c.server, "the server's input request %q has method %q, which an input request cannot have", key, r.Method)
 		}
 		keys = append(keys, key)
-		reqs[key] = messages.ServerRequest{Server: c.server, Gen: c.gen, Method: r.Method, Params: r.Params}
+		reqs[key] = messages.ServerRequest{Server: c.server, Gen: c.gen, Method: r.Method, Params: r.Params, Caller: caller}
 	}
 	sort.Strings(keys)
 	if c.d.ServerRequests == nil {

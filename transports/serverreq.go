@@ -60,6 +60,12 @@ func (s *serverRequests) release(n int) {
 
 // serve starts answering one request; it never blocks.
 func (s *serverRequests) serve(id json.RawMessage, method string, params json.RawMessage) {
+	s.serveFor(id, method, params, nil)
+}
+
+// serveFor is serve for a request tied to the call whose caller tag is
+// caller (a request read from that call's own response stream).
+func (s *serverRequests) serveFor(id json.RawMessage, method string, params json.RawMessage, caller any) {
 	id = append(json.RawMessage(nil), bytes.TrimSpace(id)...)
 	if method == messages.MethodServerPing {
 		s.spawn(func() { s.reply(s.ctx, id, json.RawMessage(`{}`), nil) })
@@ -97,7 +103,7 @@ func (s *serverRequests) serve(id json.RawMessage, method string, params json.Ra
 		})
 		return
 	}
-	req := messages.ServerRequest{Server: s.server, Gen: s.gen, Method: method, Params: append(json.RawMessage(nil), params...)}
+	req := messages.ServerRequest{Server: s.server, Gen: s.gen, Method: method, Params: append(json.RawMessage(nil), params...), Caller: caller}
 	if !s.spawn(func() {
 		defer s.forget(key, cancel)
 		res, rerr := s.handler(ctx, req)

@@ -216,7 +216,11 @@ func (s *sseTap) claimed(ev []byte) bool {
 		if s.owner.serverRequest == nil {
 			return false
 		}
-		s.owner.serverRequest(f.ID, f.Method, f.Params)
+		var caller any
+		if s.slot != nil {
+			caller = s.slot.caller
+		}
+		s.owner.serverRequest(f.ID, f.Method, f.Params, caller)
 		return true
 	}
 	if f.Method == "" && rt != nil && hasID {

@@ -17,7 +17,7 @@ import (
 // configuration's servers run here once, and sessions attach with
 // --attach ADDR.
 func serveCmd(g *globals) *cobra.Command {
-	var listen, clientCA string
+	var listen, clientCA, clusterToken string
 	var plaintext bool
 	var peerAddrs []string
 	cmd := &cobra.Command{
@@ -58,12 +58,13 @@ func serveCmd(g *globals) *cobra.Command {
 				if host, _, err := net.SplitHostPort(p); err != nil || host == "" {
 					return usage("--peer needs host:port, e.g. --peer 127.0.0.1:7374")
 				}
-				peers = append(peers, remote.Peer{Addr: p, TLS: g.tls.peer()})
+				peers = append(peers, remote.Peer{Addr: p})
 			}
 			srv := remote.NewServer(remote.ServeOptions{Listen: listen, TLS: tlsOpts, Plaintext: plaintext, Logger: o.Logger, Peers: peers,
+				ClusterTokenFile: clusterToken, PeerTLS: g.tls.peer(),
 				Asks: remote.Asks{Elicit: true, ElicitURL: true, Roots: true, Sample: o.Client.Sample != nil}})
 			hooks := srv.ClientHooks()
-			hooks.Progress = o.Client.Progress
+			hooks.Progress = srv.Progress(o.Client.Progress) // a session's call's progress goes to it
 			o.Client = hooks
 			o.Host = bothHosts{srv.Host(), g.host(o)}
 			rt, err := mcprt.Start(cmd.Context(), o)
@@ -85,7 +86,8 @@ func serveCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on (host:port; loopback unless you name another host, which needs TLS or --plaintext)")
 	cmd.Flags().StringVar(&clientCA, "tls-client-ca", "", "serve mutual TLS: PEM file of the CA whose certificates sessions must present (with --tls-cert and --tls-key; the token is still required)")
 	cmd.Flags().BoolVar(&plaintext, "plaintext", false, "allow a --listen address beyond loopback without TLS (anyone on the network path sees the token)")
-	cmd.Flags().StringArrayVar(&peerAddrs, "peer", nil, "another member (host:port, repeatable) whose servers sessions may use by name; its token file is read from the default place")
+	cmd.Flags().StringArrayVar(&peerAddrs, "peer", nil, "a member of the cluster to join (host:port, repeatable): sessions then reach every member's servers by name")
+	cmd.Flags().StringVar(&clusterToken, "cluster-token", "", "the cluster token file every member of the cluster shares (default: cluster.token in the token directory, created when missing)")
 	return cmd
 }
 

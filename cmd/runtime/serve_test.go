@@ -20,9 +20,15 @@ import (
 // test ($MCPRT_SHARED_DIR, set for the commands the test runs too).
 func startServe(t *testing.T, flags ...string) string {
 	t.Helper()
+	return startServeOf(t, "ts", flags...)
+}
+
+// startServeOf is startServe with the test server named server.
+func startServeOf(t *testing.T, server string, flags ...string) string {
+	t.Helper()
 	t.Setenv(remote.EnvTokenDir, filepath.Join(t.TempDir(), "tokens"))
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"ts": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}}})
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{server: map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}}})
 	if err := os.WriteFile(cfg, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +88,26 @@ func TestSessionAttached(t *testing.T) {
 	}
 	if o := runCLI(t, nil, "--attach", addr, "--config", "x.json", "status"); o.code != 2 {
 		t.Errorf("--attach with --config: exit %d, want 2", o.code)
+	}
+}
+
+// Two `runtime serve` members with one --cluster-token form a cluster
+// through --peer: a CLI attached to the second reaches the first's
+// server by name. The cluster token file is created mode 0600.
+func TestServeCluster(t *testing.T) {
+	ct := filepath.Join(t.TempDir(), "cluster.token")
+	a := startServeOf(t, "ts", "--cluster-token", ct)
+	if fi, err := os.Stat(ct); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("cluster token file: %v; want mode 0600", err)
+	}
+	b := startServeOf(t, "other", "--cluster-token", ct, "--peer", a)
+	var o outcome
+	testkit.Poll(testkit.Ctx(t), t, "a's server through b (b to have a in its membership)", func() bool {
+		o = runCLI(t, nil, "--attach", b, "tool", "mcp", `{"server":"ts","tool":"echo","args":{"message":"via b"}}`)
+		return o.code == 0
+	})
+	if o.code != 0 || !strings.Contains(o.stdout, "echo: via b") {
+		t.Errorf("a's server through b: %d %q %q", o.code, o.stdout, o.stderr)
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 // tlsFlags are mutual TLS between a shared runtime and its sessions
 // (docs/shared.md): --tls-ca, --tls-cert and --tls-key on the attaching
 // side (with --attach), --tls-cert, --tls-key and --tls-client-ca on
-// `serve`, whose --tls-ca is then for its --peer members.
+// `serve`, whose --tls-ca is then for the other members of its cluster.
 type tlsFlags struct {
 	ca, cert, key string
 	// listen is where an attaching process listens for the member's
@@ -48,7 +48,7 @@ func (t *tlsFlags) client() (*remote.ClientTLS, error) {
 func (t *tlsFlags) server(clientCA string) (*remote.ServerTLS, error) {
 	if t.cert == "" && t.key == "" && clientCA == "" {
 		if t.ca != "" {
-			return nil, usage("serve's --tls-ca is for its --peer members and needs its own TLS: --tls-cert, --tls-key and --tls-client-ca")
+			return nil, usage("serve's --tls-ca is for the other members of its cluster and needs its own TLS: --tls-cert, --tls-key and --tls-client-ca")
 		}
 		return nil, nil
 	}
@@ -58,7 +58,7 @@ func (t *tlsFlags) server(clientCA string) (*remote.ServerTLS, error) {
 	return &remote.ServerTLS{CertFile: t.cert, KeyFile: t.key, ClientCAFile: clientCA}, nil
 }
 
-// peer is serve's TLS with its --peer members: its own certificate
+// peer is serve's TLS with the other members of its cluster: its own certificate
 // (which must then allow client authentication) and --tls-ca.
 func (t *tlsFlags) peer() *remote.ClientTLS {
 	if t.ca == "" {

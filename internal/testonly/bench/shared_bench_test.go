@@ -22,7 +22,7 @@ import (
 // this process, reached over loopback gRPC like any other) and calls
 // through an attached session's mcp tool, as a model would.
 func attachedCaller(b *testing.B, srv config.Server) caller {
-	member := remote.NewServer(remote.ServeOptions{TokenFile: filepath.Join(b.TempDir(), "bench.token")})
+	member := remote.NewServer(remote.ServeOptions{TokenFile: filepath.Join(b.TempDir(), "bench.token"), ClusterTokenFile: filepath.Join(b.TempDir(), "cluster.token")})
 	rt, err := mcprt.Start(context.Background(), mcprt.Options{Config: &config.File{MCPServers: map[string]config.Server{"bench": srv}}, Host: member.Host()})
 	if err != nil {
 		b.Fatal(err)
@@ -112,7 +112,7 @@ func BenchmarkEventsFanout(b *testing.B) {
 func eventsFanout(b *testing.B, sessions int) {
 	const burst = 50
 	srv := config.Server{Command: testenv.Self(b), Env: testenv.TestServerEnv("--stdio --events --events-heartbeat-ms 0")}
-	member := remote.NewServer(remote.ServeOptions{TokenFile: filepath.Join(b.TempDir(), "bench.token")})
+	member := remote.NewServer(remote.ServeOptions{TokenFile: filepath.Join(b.TempDir(), "bench.token"), ClusterTokenFile: filepath.Join(b.TempDir(), "cluster.token")})
 	rt, err := mcprt.Start(context.Background(), mcprt.Options{Config: &config.File{MCPServers: map[string]config.Server{"ev": srv}}, Host: member.Host()})
 	if err != nil {
 		b.Fatal(err)

@@ -1,0 +1,114 @@
+//go:build unix
+
+package e2e
+
+import (
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// TestSharedCluster: members A and B both configure "ts" (and one server
+// of their own each), C configures only "local"; B and C name A as their
+// seed. A session on C reaches every member's servers by name (C found B
+// through A). A member D that joins at run time, naming only B, is found
+// and used without a restart; a would-be member E with another cluster
+// token, naming A, never joins. When the member running the session's
+// "ts" call is killed, the call fails once naming it, the next "ts" call
+// works through the other member, and the dead member's own server is
+// reported failed and fails at once naming it, before and after the
+// membership drops it.
+func TestSharedCluster(t *testing.T) {
+	t.Parallel()
+	ct := clusterTokenFile(t)
+	server := map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}
+	servers := func(names ...string) map[string]any {
+		m := map[string]any{}
+		for _, n := range names {
+			m[n] = server
+		}
+		return m
+	}
+	a := startMemberWith(t, nil, servers("ts", "a-only"), map[string]string{envCluster: ct})
+	b := startMemberWith(t, nil, servers("ts", "b-only"), map[string]string{envCluster: ct, envServePeer: a.addr})
+	c := startMemberWith(t, nil, servers("local"), map[string]string{envCluster: ct, envServePeer: a.addr})
+	ctx := testCtx(t)
+	s := attach(t, c, nil)
+	has := func(names ...string) func() bool {
+		return func() bool {
+			got := s.Servers()
+			for _, n := range names {
+				if !slices.Contains(got, n) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	poll(ctx, t, "C to have A and B (B through A)", has("a-only", "b-only", "ts", "local"))
+	wantOK(t, mcpCall(ctx, t, s, `{"server":"b-only","tool":"echo","args":{"message":"on b"}}`), "echo: on b")
+
+	// E has a cluster token of its own: A refuses it. D, started after E,
+	// joins through B.
+	startMemberWith(t, nil, servers("e-only"), map[string]string{envCluster: clusterTokenFile(t), envServePeer: a.addr})
+	startMemberWith(t, nil, servers("d-only"), map[string]string{envCluster: ct, envServePeer: b.addr})
+	poll(ctx, t, "C to find D, which named only B", has("d-only"))
+	wantOK(t, mcpCall(ctx, t, s, `{"server":"d-only","tool":"echo","args":{"message":"on d"}}`), "echo: on d")
+	if got := s.Servers(); slices.Contains(got, "e-only") {
+		t.Errorf("a member without the cluster token joined: C lists %v", got)
+	}
+
+	// The ts call runs on A or B: the victim is the one that has its lease.
+	sa, sb := attach(t, a, nil), attach(t, b, nil)
+	done := make(chan mcprt.Result, 2)
+	go func() { done <- mcpCall(ctx, t, s, `{"server":"ts","tool":"hang","args":{}}`) }()
+	poll(ctx, t, "the hang call in flight on A or B", func() bool { return tsStatus(t, sa).Leases+tsStatus(t, sb).Leases == 1 })
+	victim, own := a, "a-only"
+	if tsStatus(t, sb).Leases == 1 {
+		victim, own = b, "b-only"
+	}
+	if err := syscall.Kill(-victim.proc.Cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var r mcprt.Result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		t.Fatal("the call in flight on the killed member was not failed")
+	}
+	wantError(t, r, messages.KindDisconnected.Code(), "")
+	if !strings.Contains(r.Text, victim.addr) {
+		t.Errorf("error %q does not name the member that died (%s)", r.Text, victim.addr)
+	}
+	select {
+	case extra := <-done:
+		t.Fatalf("a second answer to one call: %+v", extra)
+	default:
+	}
+	wantOK(t, mcpCall(ctx, t, s, `{"server":"ts","tool":"echo","args":{"message":"after"}}`), "echo: after")
+
+	ownFails := func(left bool) bool {
+		res := mcpCall(ctx, t, s, `{"server":"`+own+`","tool":"echo","args":{"message":"x"}}`)
+		if !res.IsError || !strings.Contains(res.Text, "cannot be reached") || !strings.Contains(res.Text, victim.addr) {
+			t.Fatalf("a call to the dead member's own server: %s; want it cannot be reached, naming %s", res.Text, victim.addr)
+		}
+		return !left || strings.Contains(res.Text, "left the cluster")
+	}
+	ownFails(false)
+	poll(ctx, t, "C's membership to drop the killed member", func() bool { return ownFails(true) })
+	wantOK(t, mcpCall(ctx, t, s, `{"server":"ts","tool":"echo","args":{"message":"later"}}`), "echo: later")
+	var st mcprt.ServerStatus
+	for _, x := range s.Status().Servers {
+		if x.Name == own {
+			st = x
+		}
+	}
+	if st.Status != "failed" || !strings.Contains(st.LastError, victim.addr) {
+		t.Errorf("the dead member's server in C's status: %+v; want failed, naming %s", st, victim.addr)
+	}
+}
