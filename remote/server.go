@@ -103,7 +103,7 @@ type Server struct {
 	member    *provider      // the cluster membership (membership.go)
 	peerLinks peerLinks      // this member's sessions on the other members (cluster.go)
 	peerSubs  peerSubs       // subscriptions that live on a peer (peers_events.go)
-	links     serverLinks    // streams to the session processes (server_links.go)
+	links     serverLinks    // the session processes' links (server_links.go)
 	watch     changeWatch    // the runtime's changes, told to sessions (server_watch.go)
 	sup       *supervision   // the gateway's and the session actors' (supervise.go)
 	once      sync.Once
