@@ -2,6 +2,8 @@ package remote
 
 import (
 	"sync"
+
+	"github.com/asynkron/protoactor-go/cluster"
 )
 
 // A serving member is a Proto.Actor cluster member (cluster.New and
@@ -14,7 +16,13 @@ import (
 // cannot be reached.
 
 // startMember starts this member's node as a cluster member.
-func (s *Server) startMember(t *nodeTLS) (*node, error) {
+//
+// ready runs as soon as the member's remote listens, inside protoactor's
+// StartMember, which then sleeps a second before it returns: what a
+// session needs (the token file, the gateway) is ready before that
+// second, so a session that attaches as soon as the port answers is
+// served.
+func (s *Server) startMember(t *nodeTLS, ready func(*node) error) (*node, error) {
 	ctok, err := clusterToken(s.opts.ClusterTokenFile)
 	if err != nil {
 		return nil, err
@@ -28,7 +36,15 @@ func (s *Server) startMember(t *nodeTLS) (*node, error) {
 		timeout = DefaultMemberTimeout
 	}
 	s.member = newProvider(memberInfo{Servers: s.rt.Servers(), Token: s.token}, seeds, s.clock, timeout, s.logger)
-	auth := &memberAuth{token: ctok, connected: s.member.connected}
+	opened := make(chan struct{})
+	s.member.ready = func(c *cluster.Cluster) error {
+		if err := ready(&node{sys: c.ActorSystem, rem: c.Remote, addr: c.ActorSystem.Address(), tls: t, cl: c}); err != nil {
+			return err
+		}
+		close(opened)
+		return nil
+	}
+	auth := &memberAuth{token: ctok, connected: s.member.connected, ready: opened}
 	creds := memberCreds{token: s.token, cluster: ctok, isMember: s.member.isMember}
 	n, err := startNodeWith(s.opts.Listen, t, s.logger, serverOptions(s.token, t, auth, &s.links.accept), dialOptionsWith(creds, t), s.member)
 	if err != nil {

@@ -95,6 +95,10 @@ type memberAuth struct {
 	// connected is told the address of every member that connects with
 	// the cluster token.
 	connected func(addr string)
+	// ready is closed once the member serves sessions (its gateway
+	// runs); until then a session's stream or call waits for it (nil:
+	// ready from the start).
+	ready <-chan struct{}
 }
 
 // checkRole admits a context whose metadata carries the token (a session)
@@ -104,6 +108,15 @@ func checkRole(ctx context.Context, token string, m *memberAuth) (role, error) {
 	got := md.Get(tokenHeader)
 	if len(got) == 1 {
 		if subtle.ConstantTimeCompare([]byte(got[0]), []byte(token)) == 1 {
+			if m != nil && m.ready != nil {
+				// The port answers before the gateway runs (protoactor
+				// listens first): a session that came that early waits.
+				select {
+				case <-m.ready:
+				case <-ctx.Done():
+					return 0, status.Error(codes.Unavailable, "the member is still starting")
+				}
+			}
 			return roleSession, nil
 		}
 		if m != nil && subtle.ConstantTimeCompare([]byte(got[0]), []byte(m.token)) == 1 {

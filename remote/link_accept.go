@@ -95,6 +95,12 @@ func (s *Server) acceptLink(conn net.Conn) {
 		refuse(refusal)
 		return
 	}
+	// The port answers before the gateway runs (protoactor listens
+	// first): a link that came that early waits, as a session's stream.
+	if !s.links.ready() {
+		refuse(errLinksClosed.Error())
+		return
+	}
 	l := &link{conn: conn, done: make(chan struct{}), sessions: true}
 	s.links.mu.Lock()
 	switch {

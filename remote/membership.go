@@ -82,7 +82,10 @@ type heardFrom struct {
 
 // provider is the membership of one member.
 type provider struct {
-	self    memberInfo // ID and Addr are set by StartMember
+	self memberInfo // ID and Addr are set by StartMember
+	// ready, when set, runs at the end of StartMember: the remote listens,
+	// and protoactor's StartMember has yet to sleep its second.
+	ready   func(*cluster.Cluster) error
 	seeds   []string
 	clock   clock.Clock
 	every   time.Duration
@@ -140,6 +143,9 @@ func (p *provider) StartMember(c *cluster.Cluster) error {
 		return err
 	}
 	p.tick()
+	if p.ready != nil {
+		return p.ready(c)
+	}
 	return nil
 }
 

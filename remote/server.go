@@ -95,6 +95,7 @@ type Server struct {
 	gateway *actor.PID
 	token   string
 	file    string
+	wrote   bool // the token file was written
 	sub     *eventSub
 	asks    asks
 
@@ -158,22 +159,30 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 	if err != nil {
 		return err
 	}
-	n, err := s.startMember(t)
+	if err := s.tokenFirst(); err != nil {
+		return err
+	}
+	s.links.start(s.acceptLink) // links that come early wait for open
+	n, err := s.startMember(t, s.open)
 	if err != nil {
+		s.links.shut()
+		s.n, s.sub = nil, nil
+		if s.wrote {
+			_ = os.Remove(s.file)
+		}
 		return err
 	}
 	s.n = n
-	accept := s.acceptLink
-	s.links.accept.Store(&accept)
-	s.file = s.opts.TokenFile
-	if s.file == "" {
-		if s.file, err = DefaultTokenFile(n.addr); err != nil {
-			n.stop()
-			return err
-		}
-	}
-	if err := writeTokenValue(s.file, token); err != nil {
-		n.stop()
+	s.watchChanges(rt)
+	return nil
+}
+
+// open makes the member ready for sessions once its remote listens: the
+// token file under the listening address, the gateway, the end of a
+// session whose connection ends.
+func (s *Server) open(n *node) (err error) {
+	s.n = n
+	if err := s.writeToken(n.addr); err != nil {
 		return err
 	}
 	// Deliveries and notices reach session actors on a pool goroutine, not
@@ -181,7 +190,6 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 	s.router.send = func(pid *actor.PID, m any) { s.pool.run(func() { n.sys.Root.Send(pid, m) }) }
 	s.gateway, err = n.sys.Root.SpawnNamed(s.gatewayProps(), GatewayName)
 	if err != nil {
-		s.Close()
 		return fmt.Errorf("remote: gateway: %w", err)
 	}
 	// A session whose connection ended is ended at once.
@@ -193,7 +201,7 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		}
 	})
 	s.sub = &eventSub{unsubscribe: func() { n.sys.EventStream.Unsubscribe(es) }}
-	s.watchChanges(rt)
+	s.links.opened()
 	return nil
 }
 

@@ -21,14 +21,47 @@ import (
 // never blocks (TestStalledSessionCannotStallMember). Each attached
 // session has a process address of its own, so a link serves one session.
 type serverLinks struct {
-	// accept takes the links that connect (set once the member serves;
-	// its gRPC server's credentials read it: link_accept.go).
+	// accept takes the links that connect (set before the member
+	// listens; its gRPC server's credentials read it: link_accept.go).
 	accept atomic.Pointer[func(net.Conn)]
+	// open is closed once the member serves sessions (its gateway runs):
+	// a link that came earlier waits for it, or for stop (Close, or a
+	// Serve that failed).
+	open, stop chan struct{}
+	shutOnce   sync.Once
 
 	mu sync.Mutex
 	// The fields below are guarded by mu.
 	by     map[string]*link // by session process address
 	closed bool
+}
+
+// start takes links from now on with accept.
+func (ls *serverLinks) start(accept func(net.Conn)) {
+	ls.open, ls.stop = make(chan struct{}), make(chan struct{})
+	ls.accept.Store(&accept)
+}
+
+// opened lets the links in: the member serves sessions.
+func (ls *serverLinks) opened() { close(ls.open) }
+
+// shut refuses the links waiting for open, and later ones.
+func (ls *serverLinks) shut() {
+	ls.shutOnce.Do(func() {
+		if ls.stop != nil {
+			close(ls.stop)
+		}
+	})
+}
+
+// ready waits until the member serves sessions; false: it never will.
+func (ls *serverLinks) ready() bool {
+	select {
+	case <-ls.open:
+		return true
+	case <-ls.stop:
+		return false
+	}
 }
 
 // errNoLink: the session process has no link (it ended).
@@ -84,6 +117,7 @@ func (s *Server) abortLink(addr string) {
 // closeLinks ends every link after what was written (Close, once the
 // sessions have ended).
 func (s *Server) closeLinks() {
+	s.links.shut()
 	s.links.mu.Lock()
 	s.links.closed = true
 	ls := s.links.by
