@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/internal/testonly/testkit"
@@ -177,5 +178,56 @@ func TestLinkRefusals(t *testing.T) {
 	}
 	if _, _, err := readFrame(br); !ended(err) {
 		t.Errorf("a link that addressed the membership stays open: %v", err)
+	}
+}
+
+// A link's frames leave in the order they were sent: while one write is
+// blocked (a peer not reading), later frames queue behind it, up to
+// maxQueued bytes; a sender beyond that waits (and counts as a write in
+// progress, which abortLink aborts); when the peer reads, everything
+// arrives in order.
+func TestLinkQueuesInOrder(t *testing.T) {
+	ctx := testkit.Ctx(t)
+	near, far := net.Pipe() // a write blocks until the far end reads it
+	t.Cleanup(func() { near.Close(); far.Close() })
+	l := &link{conn: near, done: make(chan struct{})}
+	target := actor.NewPID("x", GatewayName)
+	big := json.RawMessage(`"` + strings.Repeat("x", 64<<10) + `"`)
+	const n = maxQueued/(64<<10) + 2 // the last ones must wait
+	sent := make(chan error, n)
+	go func() { sent <- l.send(target, &replyMsg{ID: 1, Result: big}) }()
+	testkit.Poll(ctx, t, "the first write to block", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.writing
+	})
+	go func() {
+		for i := 2; i <= n; i++ {
+			sent <- l.send(target, &replyMsg{ID: uint64(i), Result: big})
+		}
+	}()
+	testkit.Poll(ctx, t, "the queue to fill until a sender waits", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.writing && l.waiters > 0 && l.sending.Load() >= 2
+	})
+	r := bufio.NewReader(far)
+	for i := 1; i <= n; i++ {
+		_, body, err := readFrame(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := decode(wrapperspb.Bytes(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.(*replyMsg).ID; got != uint64(i) {
+			t.Fatalf("frame %d carries reply %d", i, got)
+		}
+	}
+	for i := 0; i < n; i++ {
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
