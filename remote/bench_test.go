@@ -93,3 +93,26 @@ func BenchmarkCall8(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkEmbedded8 is BenchmarkCall8 on the member's runtime itself (no
+// session, no remote hop): the part of an attached call's profile that
+// embedding costs too.
+// go test ./remote -run '^$' -bench 'Embedded8$' -benchtime 40000x -cpuprofile cpu.out
+func BenchmarkEmbedded8(b *testing.B) {
+	r := newRig(b, map[string]config.Server{"ts": testServer(b, nil)}, ServeOptions{})
+	tool, _ := r.rt.Tool(mcprt.MCPToolName)
+	args := json.RawMessage(`{"server":"ts","tool":"echo","args":{"message":"benchmark"}}`)
+	if res := tool.Execute(context.Background(), args); res.IsError {
+		b.Fatal(res.Text)
+	}
+	b.SetParallelism(4)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if res := tool.Execute(context.Background(), args); res.Text != "echo: benchmark" {
+				b.Error(res.Text)
+				return
+			}
+		}
+	})
+}

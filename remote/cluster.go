@@ -46,7 +46,7 @@ func (s *Server) startMember(t *nodeTLS, ready func(*node) error) (*node, error)
 	}
 	auth := &memberAuth{token: ctok, connected: s.member.connected, ready: opened}
 	creds := memberCreds{token: s.token, cluster: ctok, isMember: s.member.isMember}
-	n, err := startNodeWith(s.opts.Listen, t, s.logger, serverOptions(s.token, t, auth), dialOptionsWith(creds, t), s.member)
+	n, err := startNodeWith(s.opts.Listen, t, s.logger, serverOptions(s.token, t, auth, &s.links.accept), dialOptionsWith(creds, t), s.member)
 	if err != nil {
 		_ = s.member.Shutdown(false) // its views may have started
 		s.member = nil

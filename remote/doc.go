@@ -16,11 +16,13 @@
 // wire can make the serving runtime start anything its configuration does
 // not name.
 //
-// Each side writes its hot messages on a gRPC stream of its own to the
-// other's protoactor endpoint (link.go, server_links.go); every member is
-// a Proto.Actor cluster member with a membership of its own over the
-// authenticated remote (cluster.go, membership.go, cluster_auth.go) and
-// forwards requests for the servers of other live members (peers.go); a server's
+// A session process's hot messages both ways go on a link: a connection
+// of its own to the member's port, handed out of the member's gRPC server
+// after its transport handshake, the token in its first frame (link.go,
+// link_accept.go, server_links.go); every member is a Proto.Actor cluster
+// member with a membership of its own over the authenticated remote
+// (cluster.go, membership.go, cluster_auth.go) and forwards requests for
+// the servers of other live members (peers.go); a server's
 // questions go to one session (asks.go, router_pick.go); events wakeups
 // are split per session (router.go). The rules for the sessions (calls
 // and leases, subscription shares, liveness, questions, the split) are
@@ -28,13 +30,14 @@
 //
 // Concurrency: the gateway and session actors run inline on the goroutine
 // that posts to them and never wait, except a session actor writing to
-// its own session's stream (a session that stops reading blocks only its
+// its own session's link (a session that stops reading blocks only its
 // actor, until its timeout aborts the write). A tool call runs on a pool
 // goroutine (pool.go) that posts its result back to its session actor;
 // deliveries and notices reach session actors through the pool too, never
-// inline from the runtime's actors. Each stream has one goroutine reading
-// its end. Server.Close and Session.Close wait for every goroutine they
-// started (the pool's, the calls', the streams', the membership's tick;
+// inline from the runtime's actors. Each link has one goroutine reading
+// it on each side, running the addressed actor inline. Server.Close and
+// Session.Close wait for every goroutine they started (the pool's, the
+// calls', the links', the membership's tick;
 // protoactor's cluster gossiper keeps a log-throttle timer goroutine of
 // its own for up to 60 s after). Timers (heartbeats, the session timeout,
 // the membership's views) go through the injected clock. The gateway, the

@@ -1,13 +1,18 @@
 package remote
 
 import (
-	"log/slog"
+	"bufio"
+	"encoding/json"
+	"errors"
 	"net"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/internal/testonly/testkit"
@@ -61,29 +66,47 @@ func TestStalledSessionCannotStallMember(t *testing.T) {
 		gs.Stop()
 	})
 
-	// The stalled process attaches over a link of its own.
-	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
-	fake := &node{sys: actor.NewActorSystem(quiet), addr: lis.Addr().String()}
-	l, err := dialLink(ctx, fake, r.srv.Addr(), r.srv.token, func(error) {})
+	// The stalled process attaches over a link of its own, then never
+	// reads it again (its receive buffer kept small).
+	fake := lis.Addr().String()
+	conn, err := net.Dial("tcp", r.srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.close(clk, 0) })
-	if err := l.send(actor.NewPID(r.srv.Addr(), GatewayName), &attachMsg{Client: pidRef{Address: fake.addr, ID: "stalled"}, Nonce: "n"}); err != nil {
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.(*net.TCPConn).SetReadBuffer(4096)
+	h, _ := json.Marshal(hello{Token: r.srv.token, Address: fake})
+	if _, err := conn.Write(append([]byte(linkMagic), frame("", h)...)); err != nil {
 		t.Fatal(err)
 	}
-	<-peer.connected
-	testkit.Poll(ctx, t, "the stalled session attached", func() bool { return r.srv.Sessions() == 1 })
-	session := actor.NewPID(r.srv.Addr(), "mcprt-gateway/session-1")
-	// Requests whose replies fill the stream's window and more.
-	for i := uint64(1); i <= 200; i++ {
-		if err := l.send(session, &requestMsg{ID: i, Op: opTools}); err != nil {
+	if _, answer, err := readFrame(bufio.NewReader(conn)); err != nil || len(answer) > 0 {
+		t.Fatalf("the member's answer to the link: %q, %v", answer, err)
+	}
+	send := func(target *actor.PID, m any) {
+		t.Helper()
+		b, _, err := appendFrame(nil, target.Id, m)
+		if err == nil {
+			_, err = conn.Write(b)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
+	send(actor.NewPID(r.srv.Addr(), GatewayName), &attachMsg{Client: pidRef{Address: fake, ID: "stalled"}, Nonce: "n"})
+	testkit.Poll(ctx, t, "the stalled session attached", func() bool { return r.srv.Sessions() == 1 })
+	session := actor.NewPID(r.srv.Addr(), "mcprt-gateway/session-1")
+	// Requests whose replies fill the connection's buffers, until a
+	// write to it blocks.
+	var id uint64
 	testkit.Poll(ctx, t, "a write to the stalled session blocked", func() bool {
-		ml, _ := r.srv.linkTo(fake.addr)
-		return ml != nil && ml.sending.Load() > 0
+		if ml, _ := r.srv.linkTo(fake); ml != nil && ml.sending.Load() > 0 {
+			return true
+		}
+		for i := 0; i < 50; i++ {
+			id++
+			send(session, &requestMsg{ID: id, Op: opTools})
+		}
+		return false
 	})
 
 	// Another session is served meanwhile.
@@ -97,5 +120,114 @@ func TestStalledSessionCannotStallMember(t *testing.T) {
 	testkit.Poll(ctx, t, "the stalled session ended", func() bool { return r.srv.Sessions() == 0 })
 	if got := r.attach(t, AttachOptions{}).Servers(); len(got) != 1 {
 		t.Fatalf("a session after the stalled one ended: servers %v", got)
+	}
+}
+
+// A link is refused without the member's token (a frame saying why, then
+// its end), and a session's link that addresses anything but the gateway
+// and its session actors (here the membership) is ended, as a session's
+// gRPC stream is refused.
+func TestLinkRefusals(t *testing.T) {
+	r := newRig(t, nil, ServeOptions{ClusterTokenFile: filepath.Join(t.TempDir(), "cluster.token")})
+	ctx := testkit.Ctx(t)
+	ended := func(err error) bool {
+		var ne net.Error
+		return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+	}
+	open := func(token string) (net.Conn, *bufio.Reader, []byte) {
+		t.Helper()
+		conn, err := net.Dial("tcp", r.srv.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		// A link the member leaves open fails its read at the test's
+		// deadline, as a timeout (ended: an EOF or a reset).
+		if dl, ok := ctx.Deadline(); ok {
+			_ = conn.SetReadDeadline(dl)
+		}
+		h, _ := json.Marshal(hello{Token: token, Address: "127.0.0.1:1"})
+		if _, err := conn.Write(append([]byte(linkMagic), frame("", h)...)); err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(conn)
+		_, answer, err := readFrame(br)
+		if err != nil {
+			t.Fatalf("the member's answer: %v", err)
+		}
+		return conn, br, answer
+	}
+	_, br, answer := open("wrong")
+	if !strings.Contains(string(answer), refusal) {
+		t.Errorf("a link with a wrong token: answer %q, want the refusal", answer)
+	}
+	if _, _, err := readFrame(br); !ended(err) {
+		t.Errorf("a refused link stays open: %v", err)
+	}
+
+	conn, br, answer := open(r.srv.token)
+	if len(answer) > 0 {
+		t.Fatalf("a link with the token: refused: %q", answer)
+	}
+	b, _, err := appendFrame(nil, membersName, &cancelMsg{ID: 1})
+	if err == nil {
+		_, err = conn.Write(b)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readFrame(br); !ended(err) {
+		t.Errorf("a link that addressed the membership stays open: %v", err)
+	}
+}
+
+// A link's frames leave in the order they were sent: while one write is
+// blocked (a peer not reading), later frames queue behind it, up to
+// maxQueued bytes; a sender beyond that waits (and counts as a write in
+// progress, which abortLink aborts); when the peer reads, everything
+// arrives in order.
+func TestLinkQueuesInOrder(t *testing.T) {
+	ctx := testkit.Ctx(t)
+	near, far := net.Pipe() // a write blocks until the far end reads it
+	t.Cleanup(func() { near.Close(); far.Close() })
+	l := &link{conn: near, done: make(chan struct{})}
+	target := actor.NewPID("x", GatewayName)
+	big := json.RawMessage(`"` + strings.Repeat("x", 64<<10) + `"`)
+	const n = maxQueued/(64<<10) + 2 // the last ones must wait
+	sent := make(chan error, n)
+	go func() { sent <- l.send(target, &replyMsg{ID: 1, Result: big}) }()
+	testkit.Poll(ctx, t, "the first write to block", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.writing
+	})
+	go func() {
+		for i := 2; i <= n; i++ {
+			sent <- l.send(target, &replyMsg{ID: uint64(i), Result: big})
+		}
+	}()
+	testkit.Poll(ctx, t, "the queue to fill until a sender waits", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.writing && l.waiters > 0 && l.sending.Load() >= 2
+	})
+	r := bufio.NewReader(far)
+	for i := 1; i <= n; i++ {
+		_, body, err := readFrame(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := decode(wrapperspb.Bytes(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.(*replyMsg).ID; got != uint64(i) {
+			t.Fatalf("frame %d carries reply %d", i, got)
+		}
+	}
+	for i := 0; i < n; i++ {
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -32,7 +32,7 @@ type node struct {
 
 // startNode listens on listen (host:port; port 0 picks one).
 func startNode(listen, token string, t *nodeTLS, logger *slog.Logger) (*node, error) {
-	return startNodeWith(listen, t, logger, serverOptions(token, t, nil), dialOptions(token, t), nil)
+	return startNodeWith(listen, t, logger, serverOptions(token, t, nil, nil), dialOptions(token, t), nil)
 }
 
 // startNodeWith starts a node with these gRPC options; with a provider

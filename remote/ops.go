@@ -77,6 +77,9 @@ func (s *Server) execute(ctx context.Context, m *requestMsg, fromMember bool) (r
 		if m.Name == eventsTool && !res.IsError {
 			sub = subscribed(res)
 		}
+		if b, ok := appendResult(make([]byte, 0, resultRoom(res)), res); ok {
+			return b, sub, nil
+		}
 		out = res
 	case opCallTool:
 		var a callToolArgs

@@ -53,6 +53,9 @@ func requestServer(m *requestMsg) (server string, counts bool) {
 	default:
 		return "", false
 	}
+	if server, ok := argsServer(m.Args); ok {
+		return server, true
+	}
 	var a struct {
 		Server string `json:"server"`
 	}

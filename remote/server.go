@@ -104,7 +104,7 @@ type Server struct {
 	member    *provider      // the cluster membership (membership.go)
 	peerLinks peerLinks      // this member's sessions on the other members (cluster.go)
 	peerSubs  peerSubs       // subscriptions that live on a peer (peers_events.go)
-	links     serverLinks    // streams to the session processes (server_links.go)
+	links     serverLinks    // the session processes' links (server_links.go)
 	watch     changeWatch    // the runtime's changes, told to sessions (server_watch.go)
 	sup       *supervision   // the gateway's and the session actors' (supervise.go)
 	once      sync.Once
@@ -162,8 +162,10 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 	if err := s.tokenFirst(); err != nil {
 		return err
 	}
+	s.links.start(s.acceptLink) // links that come early wait for open
 	n, err := s.startMember(t, s.open)
 	if err != nil {
+		s.links.shut()
 		s.n, s.sub = nil, nil
 		if s.wrote {
 			_ = os.Remove(s.file)
@@ -199,6 +201,7 @@ func (s *Server) open(n *node) (err error) {
 		}
 	})
 	s.sub = &eventSub{unsubscribe: func() { n.sys.EventStream.Unsubscribe(es) }}
+	s.links.opened()
 	return nil
 }
 

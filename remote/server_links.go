@@ -1,37 +1,71 @@
 package remote
 
 import (
-	"context"
+	"errors"
+	"net"
 	"sync"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// The member's links to its sessions' processes (link.go): the answers
-// of session actors (replies, questions, the end of a session) are
-// written on the goroutine that made them, one stream per session
-// process. A write to a process that stopped reading can block once the
-// stream's flow-control window is full; it blocks only that session's
-// actor (deliveries reach session actors through the pool, never inline
-// from the runtime's actors). When a session is silent for its timeout,
-// a write blocked on its link is aborted there and then, and its actor
-// writes everything after through protoactor's writer, which never
-// blocks (TestStalledSessionCannotStallMember). Each attached session has
-// a process address of its own, so a link serves one session.
+// The member's links to its sessions' processes (link.go): each session
+// process opens one (link_accept.go), and the answers of its session
+// actors (replies, questions, the end of a session) are written on it on
+// the goroutine that made them. A write to a process that stopped reading
+// can block once the connection's buffers are full; it blocks only that
+// session's actor (deliveries reach session actors through the pool,
+// never inline from the runtime's actors). When a session is silent for
+// its timeout, a write blocked on its link is aborted there and then, and
+// its actor writes everything after through protoactor's writer, which
+// never blocks (TestStalledSessionCannotStallMember). Each attached
+// session has a process address of its own, so a link serves one session.
 type serverLinks struct {
+	// accept takes the links that connect (set before the member
+	// listens; its gRPC server's credentials read it: link_accept.go).
+	accept atomic.Pointer[func(net.Conn)]
+	// open is closed once the member serves sessions (its gateway runs):
+	// a link that came earlier waits for it, or for stop (Close, or a
+	// Serve that failed).
+	open, stop chan struct{}
+	shutOnce   sync.Once
+
 	mu sync.Mutex
 	// The fields below are guarded by mu.
-	by      map[string]*link    // by session process address
-	dialing map[string]*dialing // links being opened, by address
-	closed  bool
+	by     map[string]*link // by session process address
+	closed bool
 }
 
-// dialing is a link being opened; done is closed when l or err is set.
-type dialing struct {
-	done chan struct{}
-	l    *link
-	err  error
+// start takes links from now on with accept.
+func (ls *serverLinks) start(accept func(net.Conn)) {
+	ls.open, ls.stop = make(chan struct{}), make(chan struct{})
+	ls.accept.Store(&accept)
 }
+
+// opened lets the links in: the member serves sessions.
+func (ls *serverLinks) opened() { close(ls.open) }
+
+// shut refuses the links waiting for open, and later ones.
+func (ls *serverLinks) shut() {
+	ls.shutOnce.Do(func() {
+		if ls.stop != nil {
+			close(ls.stop)
+		}
+	})
+}
+
+// ready waits until the member serves sessions; false: it never will.
+func (ls *serverLinks) ready() bool {
+	select {
+	case <-ls.open:
+		return true
+	case <-ls.stop:
+		return false
+	}
+}
+
+// errNoLink: the session process has no link (it ended).
+var errNoLink = errors.New("remote: the session's process has no link to this member")
 
 // sendTo writes a wire message to a session process's actor.
 func (s *Server) sendTo(pid *actor.PID, m any) error {
@@ -42,56 +76,21 @@ func (s *Server) sendTo(pid *actor.PID, m any) error {
 	return l.send(pid, m)
 }
 
-// linkTo returns the link to a session process, opened on first use (one
-// opening per address at a time, outside the lock: a process that cannot
-// be reached delays only the writes to it).
+// linkTo returns the link of a session process.
 func (s *Server) linkTo(addr string) (*link, error) {
 	s.links.mu.Lock()
+	defer s.links.mu.Unlock()
 	if l := s.links.by[addr]; l != nil {
-		s.links.mu.Unlock()
 		return l, nil
 	}
 	if s.links.closed {
-		s.links.mu.Unlock()
 		return nil, errLinksClosed
 	}
-	if d := s.links.dialing[addr]; d != nil {
-		s.links.mu.Unlock()
-		<-d.done
-		return d.l, d.err
-	}
-	d := &dialing{done: make(chan struct{})}
-	if s.links.dialing == nil {
-		s.links.dialing = map[string]*dialing{}
-	}
-	s.links.dialing[addr] = d
-	s.links.mu.Unlock()
-
-	ctx, cancel := context.WithTimeout(context.Background(), attachTimeout)
-	defer cancel()
-	var l *link
-	l, err := dialLink(ctx, s.n, addr, s.token, func(error) { s.linkLost(addr, l) })
-	s.links.mu.Lock()
-	delete(s.links.dialing, addr)
-	closed := s.links.closed
-	if err == nil && !closed && !l.ended.Load() { // ended already: linkLost found nothing to forget
-		if s.links.by == nil {
-			s.links.by = map[string]*link{}
-		}
-		s.links.by[addr] = l
-	}
-	s.links.mu.Unlock()
-	if err == nil && closed {
-		l.close(s.clock, 0)
-		err = errLinksClosed
-	}
-	d.l, d.err = l, err
-	close(d.done)
-	return l, err
+	return nil, errNoLink
 }
 
-// linkLost forgets a link whose stream ended and ends the sessions of
-// that process (it died, or its link was aborted).
+// linkLost forgets a link whose connection ended and ends the sessions
+// of that process (it died, detached, or its link was aborted).
 func (s *Server) linkLost(addr string, l *link) {
 	s.links.mu.Lock()
 	if s.links.by[addr] == l {
@@ -118,6 +117,7 @@ func (s *Server) abortLink(addr string) {
 // closeLinks ends every link after what was written (Close, once the
 // sessions have ended).
 func (s *Server) closeLinks() {
+	s.links.shut()
 	s.links.mu.Lock()
 	s.links.closed = true
 	ls := s.links.by

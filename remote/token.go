@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
@@ -124,10 +125,12 @@ const refusal = "mcprt: this shared runtime refuses peers without its token"
 const preflightMethod = "/remote.Remoting/ListProcesses"
 
 // serverOptions make a member's gRPC server refuse peers without token
-// (or, with m, the cluster token: cluster_auth.go).
-func serverOptions(token string, t *nodeTLS, m *memberAuth) []grpc.ServerOption {
+// (or, with m, the cluster token: cluster_auth.go); its credentials hand
+// links out of gRPC to accept (link_accept.go; nil: a session's node,
+// which takes none).
+func serverOptions(token string, t *nodeTLS, m *memberAuth, accept *atomic.Pointer[func(net.Conn)]) []grpc.ServerOption {
 	return []grpc.ServerOption{
-		grpc.Creds(t.serverCreds()),
+		grpc.Creds(linkCreds{TransportCredentials: t.serverCreds(), accept: accept}),
 		grpc.InitialWindowSize(streamWindow),
 		grpc.InitialConnWindowSize(streamWindow),
 		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {

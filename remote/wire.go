@@ -2,13 +2,11 @@ package remote
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/mcprt/mcprt/messages"
@@ -218,26 +216,6 @@ func encode(m any) (*wrapperspb.BytesValue, error) {
 	return wrapperspb.Bytes(b), nil
 }
 
-// protoPrefix is the room marshalled leaves for a BytesValue's field
-// header: its tag, and its length as a varint.
-const protoPrefix = 1 + binary.MaxVarintLen64
-
-// marshalled is m as the bytes of a google.protobuf.BytesValue holding its
-// envelope, which is what proto.Marshal(encode(m)) gives, built in one
-// buffer: the envelope is written after room for the field's header,
-// which is filled in once its length is known (link.go).
-func marshalled(m any) ([]byte, error) {
-	b, err := appendEnvelope(make([]byte, protoPrefix, protoPrefix+256), m)
-	if err != nil {
-		return nil, err
-	}
-	n := uint64(len(b) - protoPrefix)
-	start := protoPrefix - 1 - protowire.SizeVarint(n)
-	// Written in place, ending where the envelope begins.
-	protowire.AppendVarint(append(b[start:start], byte(protowire.EncodeTag(1, protowire.BytesType))), n)
-	return b[start:], nil
-}
-
 // appendEnvelope appends m's envelope to b.
 func appendEnvelope(b []byte, m any) ([]byte, error) {
 	kind, err := kindOf(m)
@@ -257,6 +235,11 @@ func appendEnvelope(b []byte, m any) ([]byte, error) {
 		b = append(b, r.Result...)
 		b = append(b, '}')
 	default:
+		if q, ok := m.(*requestMsg); ok {
+			if out, ok := appendRequest(append(b, `,"b":`...), q); ok {
+				return append(out, '}'), nil
+			}
+		}
 		body, err := json.Marshal(m)
 		if err != nil {
 			return nil, fmt.Errorf("remote: encoding %s: %w", kind, err)
@@ -278,7 +261,7 @@ func splitEnvelope(b []byte) (kind string, body []byte, ok bool) {
 	if i < 0 || bytes.IndexByte(rest[:i], '\\') >= 0 {
 		return "", nil, false
 	}
-	kind, rest = string(rest[:i]), rest[i+1:]
+	kind, rest = kindName(rest[:i]), rest[i+1:]
 	if string(rest) == "}" {
 		return kind, nil, true
 	}
@@ -287,6 +270,22 @@ func splitEnvelope(b []byte) (kind string, body []byte, ok bool) {
 		return "", nil, false
 	}
 	return kind, rest[:len(rest)-1], true
+}
+
+// kindName is the kind spelled b (the constant, not a copy, for the
+// kinds there are).
+func kindName(b []byte) string {
+	switch string(b) {
+	case kindRequest:
+		return kindRequest
+	case kindReply:
+		return kindReply
+	case kindCancel:
+		return kindCancel
+	case kindHeartbeat:
+		return kindHeartbeat
+	}
+	return string(b)
 }
 
 // splitReply reads a reply body as encode writes it ({"id":N,"result":R}),
@@ -317,10 +316,15 @@ func decode(v *wrapperspb.BytesValue) (any, error) {
 	var env envelope
 	if kind, body, ok := splitEnvelope(v.GetValue()); ok {
 		env = envelope{Kind: kind, Body: body}
-		if kind == kindReply {
+		switch kind {
+		case kindReply:
 			// The result is decoded (and so checked) once, by the caller
 			// waiting for it; a result that is not JSON fails there.
 			if r, ok := splitReply(body); ok {
+				return r, nil
+			}
+		case kindRequest:
+			if r, ok := splitRequest(body); ok {
 				return r, nil
 			}
 		}

@@ -1,14 +1,17 @@
 package remote
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	mcprt "github.com/mcprt/mcprt"
 )
 
 // Every wire message survives encode and decode; the hand-written
@@ -34,10 +37,14 @@ func TestWireRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// What a link writes is what protoactor's writer would.
-		want, _ := proto.Marshal(v)
-		if got, err := marshalled(m); err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("%T: marshalled %q, %v; want %q", m, got, err, want)
+		// A link's frame carries the same envelope to the same actor.
+		f, _, err := appendFrame(nil, "session-1", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, body, err := readFrame(bufio.NewReader(bytes.NewReader(f)))
+		if err != nil || string(id) != "session-1" || !bytes.Equal(body, v.GetValue()) {
+			t.Fatalf("%T: frame %q: %q, %q, %v", m, f, id, body, err)
 		}
 		var env envelope
 		if err := json.Unmarshal(v.GetValue(), &env); err != nil {
@@ -65,6 +72,149 @@ func TestWireRoundTrip(t *testing.T) {
 		_, err := decode(wrapperspb.Bytes([]byte(c.raw)))
 		if (err == nil) != c.ok {
 			t.Errorf("decode %s: %v, want ok=%v", c.raw, err, c.ok)
+		}
+	}
+}
+
+// A request written by hand is what json.Marshal would write but for
+// escaping, and a request read by jsonscan is what json.Unmarshal reads;
+// whatever either is not sure of goes the general way, with the same
+// outcome.
+func TestRequestFastPath(t *testing.T) {
+	for _, r := range []*requestMsg{
+		{ID: 1, Op: opTool, Name: "mcp", Args: json.RawMessage(`{"server":"ts","tool":"echo","args":{"message":"<b>&"}}`)},
+		{ID: 2, Op: opServers},
+		{ID: 3, Op: opTool, Name: "quote\"d", Args: json.RawMessage(`{}`)},
+		{ID: 4, Op: opTool, Name: "é", Args: json.RawMessage(`{ "spaced": true }`)},
+		{ID: 5, Op: opTool, Name: "x", Args: json.RawMessage(`[1,2]`)},
+	} {
+		v, err := encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env struct {
+			B requestMsg `json:"b"`
+		}
+		if err := json.Unmarshal(v.GetValue(), &env); err != nil {
+			t.Fatalf("%s: %v", v.GetValue(), err)
+		}
+		want, _ := json.Marshal(r)
+		got, _ := json.Marshal(&env.B)
+		if !bytes.Equal(got, want) {
+			t.Errorf("written %s, reads as %s; want %s", v.GetValue(), got, want)
+		}
+	}
+	for i, body := range []string{
+		`{"id":7,"op":"tool","name":"mcp","args":{"server":"ts"}}`,
+		`{"op":"servers","id":8}`,
+		` {"id":9,"op":"tool","name":"a\u00e9\"b","args":[1, 2]} `,
+		`{"id":10,"op":"tool","args":null}`,
+		`{"id":11,"ID":12,"op":"tool"}`,
+		`{"id":1e3,"op":"tool"}`,
+		`{"id":-1,"op":"tool"}`,
+		`{"id":13,"op":null}`,
+		`{"id":14,"op":"tool","op":"tools"}`,
+		`{"id":15,"op":"tool","extra":{"deep":[{}]}}`,
+		`{"id":16,"op":"tool",}`,
+		`{"id":18446744073709551616,"op":"tool"}`,
+	} {
+		var want requestMsg
+		werr := json.Unmarshal([]byte(body), &want)
+		got, ok := splitRequest([]byte(body))
+		if i < 3 && !ok {
+			t.Errorf("splitRequest %s: not sure; want it read", body)
+		}
+		if ok && (werr != nil || !reflect.DeepEqual(*got, want)) {
+			t.Errorf("splitRequest %s = %+v; json.Unmarshal gives %+v, %v", body, *got, want, werr)
+		}
+		v, err := decode(wrapperspb.Bytes([]byte(`{"k":"request","b":` + body + `}`)))
+		if (err == nil) != (werr == nil) || (err == nil && !reflect.DeepEqual(v, &want)) {
+			t.Errorf("decode %s = %+v, %v; want %+v, %v", body, v, err, want, werr)
+		}
+	}
+	for _, args := range []string{`{"server":"ts"}`, `{"tool":"x"}`, `{"server":"a\"b"}`, `{"server":null}`, `{"server":1}`, `{"Server":"x"}`, `[]`, `nope`} {
+		var a struct {
+			Server string `json:"server"`
+		}
+		_ = json.Unmarshal([]byte(args), &a)
+		got, ok := argsServer([]byte(args))
+		if ok && got != a.Server {
+			t.Errorf("argsServer %s = %q; want %q", args, got, a.Server)
+		}
+		if args == `{"server":"ts"}` && !ok {
+			t.Errorf("argsServer %s: not sure; want it read", args)
+		}
+		m := &requestMsg{Op: opTool, Args: json.RawMessage(args)}
+		if got, _ := requestServer(m); got != a.Server {
+			t.Errorf("requestServer %s = %q; want %q", args, got, a.Server)
+		}
+	}
+}
+
+// A tool result read without reflection is what json.Unmarshal reads, or
+// is left to it.
+func TestResultFastPath(t *testing.T) {
+	for i, raw := range []string{
+		`{"text":"echo: benchmark","details":{"result":{"content":[{"type":"text","text":"echo: benchmark"}]},"server":"ts","tool":"echo"}}`,
+		`{"text":"x","isError":true,"details":{"error":"aborted","n":-1.5e3,"z":0,"ok":false,"nil":null,"e":[],"o":{}}}`,
+		` { "text" : "a\"b\u00e9\ud83d\ude00" , "details" : { "k" : [ 1 , "two" , [ ] , { "x" : null } ] , "k" : "last" } } `,
+		`{"text":"ünïcode","details":{"ключ":"значение","esc\\aped":"\t"}}`,
+		`{"text":"t"}`,
+		`{"details":{"big":1e400}}`,
+		`{"details":null}`,
+		`{"details":[1]}`,
+		`{"isError":null}`,
+		`{"images":[{"mimeType":"image/png","data":"AA=="}]}`,
+		`{"Text":"case"}`,
+		`{"text":"t","text":"u"}`,
+		`{"text":"bad utf8 ` + "\xff" + `"}`,
+		`{"text":1}`,
+		`{"text":"x",}`,
+	} {
+		var want mcprt.Result
+		werr := json.Unmarshal([]byte(raw), &want)
+		got, ok := decodeResult([]byte(raw))
+		if i < 5 && !ok {
+			t.Errorf("decodeResult %s: not sure; want it read", raw)
+		}
+		if ok && (werr != nil || !reflect.DeepEqual(got, want)) {
+			t.Errorf("decodeResult %s = %#v; json.Unmarshal gives %#v, %v", raw, got, want, werr)
+		}
+	}
+}
+
+// A result written by hand reads back as json.Marshal's spelling of it.
+func TestResultWrittenByHand(t *testing.T) {
+	var withImage mcprt.Result
+	_ = json.Unmarshal([]byte(`{"text":"img","images":[{}]}`), &withImage)
+	for i, r := range []mcprt.Result{
+		{Text: "echo: benchmark", Details: map[string]any{"result": json.RawMessage(`{"content":[{"type":"text","text":"echo: benchmark"}]}`), "server": "ts", "tool": "echo"}},
+		{Text: "Error: <x> & \"q\" \\ \n\t\r\x01 é \xff \u2028", IsError: true, Details: map[string]any{"error": "aborted", "n": 3, "f": 1.5e-7, "big": 1e21, "ok": true, "nil": nil,
+			"list": []any{1.0, "two", []any{}, map[string]any{}}, "nested": map[string]any{"m": map[string]any(nil), "l": []any(nil), "r": json.RawMessage(nil)}}},
+		{Text: ""},
+		{Text: "raw spaced", Details: map[string]any{"result": json.RawMessage(`{ "a": 1 }`)}},
+		{Text: "nan", Details: map[string]any{"x": math.NaN()}},
+		{Text: "other type", Details: map[string]any{"x": int64(1)}},
+		withImage,
+	} {
+		b, ok := appendResult(nil, r)
+		if i < 3 && !ok {
+			t.Errorf("%d: not written by hand", i)
+		}
+		if !ok {
+			continue
+		}
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, exp mcprt.Result
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%d: %s: %v", i, b, err)
+		}
+		_ = json.Unmarshal(want, &exp)
+		if !reflect.DeepEqual(got, exp) {
+			t.Errorf("%d: %s reads as %#v; json.Marshal's %s as %#v", i, b, got, want, exp)
 		}
 	}
 }

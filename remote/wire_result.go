@@ -1,0 +1,282 @@
+package remote
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+
+	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/internal/jsonscan"
+)
+
+// A tool's result is what a session reads most (every tool call): read
+// here as json.Unmarshal would read it into an mcprt.Result, in one
+// validating pass (jsonscan) and one building pass, without reflection;
+// whatever this is not sure of (images, a null, a number out of range)
+// goes through encoding/json (TestResultFastPath).
+
+var resultKeys = []string{"text", "details", "isError", "images"}
+
+// decodeResult reads b into a Result; false when not sure.
+func decodeResult(b []byte) (mcprt.Result, bool) {
+	var r mcprt.Result
+	var v [4][]byte
+	if !jsonscan.Object(b, resultKeys, v[:]) || v[3] != nil {
+		return r, false
+	}
+	if v[0] != nil {
+		s, ok := jsonscan.String(v[0])
+		if !ok {
+			return r, false
+		}
+		r.Text = s
+	}
+	switch string(v[2]) {
+	case "", "false":
+	case "true":
+		r.IsError = true
+	default:
+		return r, false
+	}
+	if raw := v[1]; raw != nil {
+		if raw[0] != '{' {
+			return r, false
+		}
+		d := anyReader{data: raw, ok: true}
+		m := d.value()
+		if !d.ok {
+			return r, false
+		}
+		r.Details = m.(map[string]any)
+	}
+	return r, true
+}
+
+// anyReader builds what json.Unmarshal gives into an any (maps, []any,
+// strings, float64, bools, nil) from valid JSON; ok turns false when a
+// value would be read otherwise (then the caller uses encoding/json).
+type anyReader struct {
+	data []byte
+	i    int
+	ok   bool
+}
+
+func (d *anyReader) space() {
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *anyReader) value() any {
+	d.space()
+	switch c := d.data[d.i]; c {
+	case '{':
+		m := map[string]any{}
+		d.i++
+		d.space()
+		if d.data[d.i] == '}' {
+			d.i++
+			return m
+		}
+		for d.ok {
+			d.space()
+			k := d.str()
+			d.space()
+			d.i++ // ':'
+			m[k] = d.value()
+			d.space()
+			c := d.data[d.i]
+			d.i++
+			if c == '}' {
+				break
+			}
+		}
+		return m
+	case '[':
+		a := []any{}
+		d.i++
+		d.space()
+		if d.data[d.i] == ']' {
+			d.i++
+			return a
+		}
+		for d.ok {
+			a = append(a, d.value())
+			d.space()
+			c := d.data[d.i]
+			d.i++
+			if c == ']' {
+				break
+			}
+		}
+		return a
+	case '"':
+		return d.str()
+	case 't':
+		d.i += len("true")
+		return true
+	case 'f':
+		d.i += len("false")
+		return false
+	case 'n':
+		d.i += len("null")
+		return nil
+	}
+	start := d.i
+	for d.i < len(d.data) {
+		c := d.data[d.i]
+		if c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' && (c < '0' || c > '9') {
+			break
+		}
+		d.i++
+	}
+	f, err := strconv.ParseFloat(string(d.data[start:d.i]), 64)
+	if err != nil {
+		d.ok = false
+	}
+	return f
+}
+
+// str reads the string at d.i.
+func (d *anyReader) str() string {
+	start := d.i
+	for d.i++; d.i < len(d.data); d.i++ {
+		if c := d.data[d.i]; c == '\\' {
+			d.i++
+		} else if c == '"' {
+			break
+		}
+	}
+	d.i++
+	s, ok := jsonscan.String(d.data[start:d.i])
+	if !ok {
+		d.ok = false
+	}
+	return s
+}
+
+// appendResult appends res as JSON that reads back as json.Marshal's
+// spelling of it would (the member's side of the same hot path); false
+// when res holds what it does not write (images, a value of another type,
+// arguments that are not compact JSON, a number JSON cannot hold).
+func appendResult(b []byte, res mcprt.Result) ([]byte, bool) {
+	if len(res.Images) > 0 {
+		return b, false
+	}
+	b = appendString(append(b, `{"text":`...), res.Text)
+	if len(res.Details) > 0 {
+		var ok bool
+		if b, ok = appendAny(append(b, `,"details":`...), res.Details); !ok {
+			return b, false
+		}
+	}
+	if res.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}'), true
+}
+
+// resultRoom is the room to make for res's JSON: its text and raw
+// result, and more than enough for the rest of a call's details.
+func resultRoom(res mcprt.Result) int {
+	n := 256 + len(res.Text)
+	if raw, ok := res.Details["result"].(json.RawMessage); ok {
+		n += len(raw)
+	}
+	return n
+}
+
+func appendAny(b []byte, v any) ([]byte, bool) {
+	ok := true
+	switch v := v.(type) {
+	case nil:
+		b = append(b, "null"...)
+	case string:
+		b = appendString(b, v)
+	case bool:
+		b = strconv.AppendBool(b, v)
+	case int:
+		b = strconv.AppendInt(b, int64(v), 10)
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return b, false
+		}
+		b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	case json.RawMessage:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		if !jsonscan.Compact(v) {
+			return b, false
+		}
+		b = append(b, v...)
+	case map[string]any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '{')
+		first := true
+		for k, e := range v {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(appendString(b, k), ':')
+			if b, ok = appendAny(b, e); !ok {
+				return b, false
+			}
+		}
+		b = append(b, '}')
+	case []any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendAny(b, e); !ok {
+				return b, false
+			}
+		}
+		b = append(b, ']')
+	default:
+		return b, false
+	}
+	return b, true
+}
+
+// appendString appends s as a JSON string that reads back as s (invalid
+// UTF-8 reads as U+FFFD, as json.Marshal writes it).
+func appendString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	return append(append(b, s[start:]...), '"')
+}
