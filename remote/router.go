@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -44,15 +45,27 @@ func newRouter() *router {
 }
 
 // do runs one input of the sessions' rules and returns its effects, for
-// the session actor to execute in order outside the lock.
+// the session actor to execute in order outside the lock. A Rerun, which
+// may be another session's, goes to its session's actor now, under the
+// lock, while the rules know the session live (rerunMsg).
 func (r *router) do(f func(m *sessions.Member) []sessions.Effect) []sessions.Effect {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	effs := f(r.core)
+	reruns := false
 	for _, e := range effs {
-		if e.Kind == sessions.Ended {
+		switch e.Kind {
+		case sessions.Ended:
 			delete(r.pids, e.Session) // no longer routed to
+		case sessions.Rerun:
+			reruns = true
+			if p, ok := r.pids[e.Session]; ok && r.send != nil {
+				r.send(p.pid, rerunMsg{id: e.ID})
+			}
 		}
+	}
+	if reruns {
+		effs = slices.DeleteFunc(effs, func(e sessions.Effect) bool { return e.Kind == sessions.Rerun })
 	}
 	return effs
 }

@@ -30,6 +30,9 @@ type sessionActor struct {
 	member bool // another member's session: nothing is forwarded for it
 
 	calls map[uint64]context.CancelFunc // by request id
+	// held keeps a subscribe whose outcome named a subscription being
+	// ended, until the rules run it again (sessions.Rerun, rerunMsg).
+	held map[uint64]*requestMsg
 
 	timer clock.Timer
 	// beatNow is the live timer's token, for the timer's own goroutine.
@@ -51,9 +54,12 @@ type (
 	// callDone is a call's outcome, from its goroutine.
 	callDone struct {
 		id    uint64
+		req   *requestMsg
 		reply *replyMsg
 		sub   string // a subscription the call made, if any
 	}
+	// rerunMsg runs a held subscribe again (router.do sends it).
+	rerunMsg struct{ id uint64 }
 	// expired is the liveness timer's firing.
 	expired struct{ beat uint64 }
 	// sessionEnd ends the session (its connection ended, shutdown).
@@ -93,7 +99,28 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 		return
 	case callDone:
 		delete(a.calls, m.id)
-		a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect { return c.CallDone(id, m.id, m.sub) }), input{reply: m.reply})
+		again := false
+		effs := r.do(func(c *sessions.Member) []sessions.Effect {
+			effs := c.CallDone(id, m.id, m.sub)
+			again = c.Has(id, m.id) // to run again: its rerunMsg comes
+			return effs
+		})
+		if again {
+			if a.held == nil {
+				a.held = map[uint64]*requestMsg{}
+			}
+			a.held[m.id] = m.req
+		}
+		a.exec(ctx, effs, input{reply: m.reply})
+		return
+	case rerunMsg:
+		req := a.held[m.id]
+		delete(a.held, m.id)
+		if a.ended || req == nil { // the session ended meanwhile: the outcome will never be taken
+			a.exec(ctx, r.do(func(c *sessions.Member) []sessions.Effect { return c.Forget(id, m.id, "") }), input{})
+		} else {
+			a.start(req, nil)
+		}
 		return
 	case expired:
 		why := "no heartbeat within " + a.srv.opts.SessionTimeout.String()
@@ -243,7 +270,7 @@ func (a *sessionActor) start(m *requestMsg, own map[string]bool) {
 		if own != nil && err == nil {
 			result = onlyOwn(result, own)
 		}
-		srv.n.sys.Root.Send(self, callDone{id: m.ID, sub: sub, reply: &replyMsg{ID: m.ID, Result: result, Err: toWireErr(err)}})
+		srv.n.sys.Root.Send(self, callDone{id: m.ID, req: m, sub: sub, reply: &replyMsg{ID: m.ID, Result: result, Err: toWireErr(err)}})
 	})
 	if !ran { // the member is closing: Close answers the session
 		cancel()
@@ -269,6 +296,8 @@ func (a *sessionActor) unsubscribe(sub string) {
 	go func() {
 		defer srv.calls.Done()
 		srv.endSubscription(sub)
+		// Subscribes that were answered with it meanwhile run again.
+		srv.router.do(func(c *sessions.Member) []sessions.Effect { return c.Unsubscribed(sub) })
 	}()
 }
 

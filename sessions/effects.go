@@ -68,12 +68,17 @@ const (
 	// Stop stops the session's actor: it has ended and no call of it is
 	// in flight any more.
 	Stop
+	// Rerun runs the session's subscribe ID on the runtime again; its
+	// outcome goes to CallDone. Its earlier outcome named Sub, a
+	// subscription whose last owner was ending it (closing.go): that
+	// outcome is dropped, never answered.
+	Rerun
 )
 
 var kindNames = map[Kind]string{Arm: "arm", StopTimer: "stop-timer", Run: "run", CancelCall: "cancel",
 	Reply: "reply", ReplyDuplicate: "reply-duplicate", ReplyStopped: "reply-stopped", ReplyEnded: "reply-ended",
 	Ended: "ended", HeartbeatAck: "heartbeat-ack", PassAnswer: "pass-answer", AnswerEnded: "answer-ended",
-	PassAsk: "pass-ask", WithdrawAsk: "withdraw-ask", RefuseAsk: "refuse-ask", Unsubscribe: "unsubscribe", Stop: "stop"}
+	PassAsk: "pass-ask", WithdrawAsk: "withdraw-ask", RefuseAsk: "refuse-ask", Unsubscribe: "unsubscribe", Stop: "stop", Rerun: "rerun"}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {
@@ -88,7 +93,7 @@ type Effect struct {
 	Session string
 	ID      uint64          // a call's or a question's id
 	Beat    uint64          // Arm: the timer's token
-	Sub     string          // Unsubscribe: the subscription
+	Sub     string          // Unsubscribe: the subscription; Rerun: the one ending
 	Filter  map[string]bool // Run of a list: the session's subscriptions
 	Why     string          // ReplyEnded, Ended, AnswerEnded: why the session ended
 	Calls   int             // Ended: calls in flight then
@@ -104,6 +109,8 @@ func (e Effect) String() string {
 		s += fmt.Sprintf(" %d", e.ID)
 	case Unsubscribe:
 		s += " " + e.Sub
+	case Rerun:
+		s += fmt.Sprintf(" %d (%s was ending)", e.ID, e.Sub)
 	case Ended:
 		s += fmt.Sprintf(" calls=%d subs=%d %q", e.Calls, e.Subs, e.Why)
 	}

@@ -12,6 +12,9 @@ type Member struct {
 	owners   map[string]map[string]bool // subscription → the sessions owning it
 	lastUse  map[string]string          // server → the session whose call last named it
 	seq      uint64                     // orders the calls (Pick)
+	closing  map[string]*closing        // subscription → its last owner's release (closing.go)
+	subSeq   uint64                     // orders the subscribes' runs
+	subRuns  map[uint64]bool            // the subscribes running (their subSeq)
 }
 
 // session is one attached session. It stays in sessions after it ended
@@ -32,16 +35,22 @@ type session struct {
 // counts for questions (cancelled); cancelled is set when the session
 // cancelled it (it no longer waits for the outcome).
 type call struct {
+	id        uint64
 	server    string
 	seq       uint64
 	req       uint64 // its place among the session's requests
 	flying    bool
 	cancelled bool
+	sseq      uint64 // a subscribe's run (its subSeq; 0 when not running a subscribe)
+	closes    string // an unsubscribe by the last owner: the subscription it ends
+	parkedOn  string // a subscribe waiting for that subscription's end, to run again
+	rerunOf   string // a subscribe run again: the subscription it was run again for
 }
 
 // New returns a member with no session.
 func New() *Member {
-	return &Member{sessions: map[string]*session{}, owners: map[string]map[string]bool{}, lastUse: map[string]string{}}
+	return &Member{sessions: map[string]*session{}, owners: map[string]map[string]bool{}, lastUse: map[string]string{},
+		closing: map[string]*closing{}, subRuns: map[uint64]bool{}}
 }
 
 // Attach adds a session; it must be new. It returns the timer's first
@@ -157,20 +166,28 @@ func (m *Member) Request(sid string, r Request) []Effect {
 		if !m.release(r.Sub, sid) {
 			return append(out, Effect{Kind: ReplyStopped, Session: sid, ID: r.ID}) // others still use it
 		}
-		// The last owner: the runtime ends it.
+		// The last owner: the runtime ends it; the subscription is
+		// closing until this call's outcome comes.
 	case "list":
 		filter = make(map[string]bool, len(s.subs))
 		for id := range s.subs {
 			filter[id] = true
 		}
 	}
-	c := &call{server: r.Server, req: s.reqs}
+	c := &call{id: r.ID, server: r.Server, req: s.reqs}
 	if r.Counts {
 		m.seq++
 		c.seq, c.flying = m.seq, true
 		if r.Server != "" {
 			m.lastUse[r.Server] = sid
 		}
+	}
+	switch r.Action {
+	case "subscribe":
+		m.startSub(c)
+	case "unsubscribe":
+		c.closes = r.Sub
+		m.closeSub(r.Sub)
 	}
 	s.calls[r.ID] = c
 	return append(out, Effect{Kind: Run, Session: sid, ID: r.ID, Filter: filter})
@@ -194,15 +211,29 @@ func (m *Member) Cancel(sid string, id uint64) []Effect {
 // (an mcp_events subscribe), if any: the session owns it from now on, or
 // releases it at once when the session has ended, cancelled the call (it
 // will never learn the subscription's id) or unsubscribed from that
-// subscription after sending this subscribe (its last word wins).
+// subscription after sending this subscribe (its last word wins). A
+// subscription its last owner is ending, or ended while this subscribe
+// ran, is not taken: the subscribe runs again (Rerun) once that end is
+// done (closing.go), and its session gets that answer.
 func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 	s := m.sessions[sid]
 	c := s.callOf(id)
 	if c == nil {
 		return nil
 	}
-	delete(s.calls, id)
+	var cl *closing // sub, when its last owner is ending it or ended it
+	if sub != "" && !s.subs[sub] && m.stale(c, sub) {
+		cl = m.closing[sub] // taken before endSub may forget it
+	}
+	m.endSub(c)
 	var out []Effect
+	if cl != nil {
+		if !s.ended && !c.cancelled && c.req >= s.left[sub] {
+			return m.park(sid, c, sub, cl, out)
+		}
+		sub = "" // nobody owns it: nothing to release
+	}
+	delete(s.calls, id)
 	if sub != "" && !s.subs[sub] {
 		s.subs[sub] = true
 		if m.owners[sub] == nil {
@@ -215,13 +246,15 @@ func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 		}
 	}
 	if !s.ended {
-		return append(out, Effect{Kind: Reply, Session: sid, ID: id})
-	}
-	if len(s.calls) == 0 {
+		out = append(out, Effect{Kind: Reply, Session: sid, ID: id})
+	} else if len(s.calls) == 0 {
 		delete(m.sessions, sid)
 		if s.stop {
 			out = append(out, Effect{Kind: Stop, Session: sid})
 		}
+	}
+	if c.closes != "" {
+		out = append(out, m.closed(c.closes)...)
 	}
 	return out
 }
@@ -232,12 +265,15 @@ func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 // at once, as the session will never learn its id.
 func (m *Member) Forget(sid string, id uint64, sub string) []Effect {
 	s := m.sessions[sid]
-	if s.callOf(id) == nil {
+	c := s.callOf(id)
+	if c == nil {
 		return nil
 	}
+	stale := sub != "" && m.stale(c, sub) // nobody owns it: nothing to release
+	m.endSub(c)
 	delete(s.calls, id)
 	var out []Effect
-	if sub != "" && !s.subs[sub] {
+	if sub != "" && !s.subs[sub] && !stale {
 		if m.owners[sub] == nil {
 			m.owners[sub] = map[string]bool{}
 		}
@@ -249,6 +285,9 @@ func (m *Member) Forget(sid string, id uint64, sub string) []Effect {
 		if s.stop {
 			out = append(out, Effect{Kind: Stop, Session: sid})
 		}
+	}
+	if c.closes != "" {
+		out = append(out, m.closed(c.closes)...)
 	}
 	return out
 }
@@ -275,6 +314,10 @@ func (m *Member) End(sid, why string, stop bool) []Effect {
 	ids := sortedIDs(s.calls)
 	for _, id := range ids {
 		out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id}, Effect{Kind: ReplyEnded, Session: sid, ID: id, Why: why})
+		if c := s.calls[id]; c.parkedOn != "" { // no outcome is on its way
+			m.unpark(sid, id, c)
+			delete(s.calls, id)
+		}
 	}
 	out = append(out, Effect{Kind: Ended, Session: sid, Why: why, Calls: len(ids), Subs: len(s.subs)})
 	for _, id := range sortedIDs(s.asks) {
@@ -322,6 +365,7 @@ func (m *Member) release(sub, sid string) (last bool) {
 
 func (m *Member) releaseOut(sub, sid string, out []Effect) []Effect {
 	if m.release(sub, sid) {
+		m.closeSub(sub) // until Unsubscribed(sub)
 		out = append(out, Effect{Kind: Unsubscribe, Session: sid, Sub: sub})
 	}
 	return out

@@ -120,3 +120,54 @@ func TestLivenessAndQuestions(t *testing.T) {
 		t.Errorf("pick with nobody attached = %q", got)
 	}
 }
+
+// A subscribe answered by reuse with a subscription its last owner is
+// ending is not taken: it runs again once the end is done.
+func TestSubscribeReusingAnEndingSubscriptionRunsAgain(t *testing.T) {
+	m := New()
+	m.Attach("a")
+	m.Attach("b")
+	m.Request("a", Request{ID: 1, Counts: true, Action: "subscribe"})
+	m.CallDone("a", 1, "x")
+	m.Request("b", Request{ID: 1, Counts: true, Action: "subscribe"})
+	expect(t, "a's unsubscribe as the last owner runs", m.Request("a", Request{ID: 2, Action: "unsubscribe", Sub: "x"}), "arm a beat=3; run a 2")
+	expect(t, "b's answer naming x, still ending, waits", m.CallDone("b", 1, "x"), "")
+	if got := m.Owners("x"); len(got) != 0 || !m.Parked("b", 1) {
+		t.Fatalf("owners of x %v, b's subscribe parked %v", got, m.Parked("b", 1))
+	}
+	expect(t, "x's end runs b's subscribe again", m.CallDone("a", 2, ""), "reply a 2; rerun b 1 (x was ending)")
+	expect(t, "b gets the fresh subscription", m.CallDone("b", 1, "y"), "reply b 1")
+	if got := fmt.Sprint(m.Owners("y"), m.Owners("x"), m.Closing()); got != "[b] [] 0" {
+		t.Errorf("owners of y, of x, closing: %s", got)
+	}
+
+	// Ended first: a subscribe that was running then runs again at once.
+	m.Request("a", Request{ID: 3, Counts: true, Action: "subscribe"})
+	m.Request("b", Request{ID: 2, Action: "unsubscribe", Sub: "y"})
+	expect(t, "y ended", m.CallDone("b", 2, ""), "reply b 2")
+	if m.Closing() != 1 {
+		t.Errorf("y forgotten while a subscribe that may name it runs")
+	}
+	expect(t, "a's answer naming y runs again", m.CallDone("a", 3, "y"), "rerun a 3 (y was ending)")
+	if m.Closing() != 0 {
+		t.Errorf("y remembered after every subscribe running at its end finished")
+	}
+	expect(t, "the runtime answers y again: taken", m.CallDone("a", 3, "y"), "reply a 3")
+
+	// Ended by the owner's end (an Unsubscribe effect), and a session
+	// ending while its subscribe waits.
+	m.Attach("c")
+	m.Request("b", Request{ID: 3, Counts: true, Action: "subscribe"})
+	m.Request("c", Request{ID: 1, Counts: true, Action: "subscribe"})
+	expect(t, "a's end ends y", m.End("a", "gone", true), `stop-timer a; ended a calls=0 subs=1 "gone"; unsubscribe a y; stop a`)
+	expect(t, "b waits", m.CallDone("b", 3, "y"), "")
+	expect(t, "c waits", m.CallDone("c", 1, "y"), "")
+	expect(t, "c's end drops its waiting call", m.End("c", "gone", true),
+		`stop-timer c; cancel c 1; reply-ended c 1; ended c calls=1 subs=0 "gone"; stop c`)
+	expect(t, "the runtime's unsubscribe done", m.Unsubscribed("y"), "rerun b 3 (y was ending)")
+	expect(t, "once", m.Unsubscribed("y"), "")
+	expect(t, "b answered once", m.CallDone("b", 3, "z"), "reply b 3")
+	if m.Closing() != 0 {
+		t.Errorf("closing remembered: %d", m.Closing())
+	}
+}

@@ -115,6 +115,24 @@ func addSharedCommands() {
 			sw.withdraw(id)
 			return r.settle()
 		}},
+		"outcomes": {after, func(r *runner, a string) error {
+			sw, err := r.member()
+			if err != nil {
+				return err
+			}
+			switch a {
+			case "hold":
+				sw.holding = true
+			case "release":
+				sw.holding = false
+				sw.inbox = append(sw.inbox, sw.held...)
+				sw.held = nil
+			default:
+				return fmt.Errorf("usage: outcomes hold|release")
+			}
+			r.w.Tracef("member: outcomes %s", a)
+			return r.settle()
+		}},
 		"unpartition": {after, sessionCmd(func(r *runner, ss *simSession, _ string) error { ss.hop.heal(); return nil })},
 	} {
 		commands[name] = c

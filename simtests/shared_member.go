@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/eventstream"
-	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/sessions"
 )
 
@@ -42,6 +41,8 @@ type sharedWorld struct {
 	ops                map[string]*memberCall            // host operation id → the call it runs
 	ended              map[string]bool                   // sessions the rules ended
 	own                map[string]map[string]bool        // the model: subscription → its owners
+	ending             map[string]bool                   // the model: subscriptions the member ended or is ending on the runtime
+	unsubs             map[string]string                 // the member's own unsubscribe operations → their subscription
 	left               map[string]map[string]uint64      // the model: session → subscription → its last unsubscribe
 	heard              map[string]time.Duration          // session → when its last message reached the member
 	asks               map[uint64]*simAsk                // the questions put (shared_asks.go)
@@ -53,6 +54,8 @@ type sharedWorld struct {
 	closed, checked    bool
 	kills              []clock.Timer // a dead session's connection end, on its way to the member
 	posts              []*post       // calls' outcomes on their way to the rules
+	holding            bool          // outcomes are held (scenario files: "outcomes hold")
+	held               []func()      // the outcomes held, in order
 	rng                *rand.Rand    // their delays
 }
 
@@ -74,17 +77,19 @@ type memberCall struct {
 	gaveUp    bool   // the session cancelled it
 	seq       uint64 // its order among the calls that count for questions (0: it does not)
 	finished  bool   // its outcome reached the rules
+	runs      int    // its runs on the runtime (a subscribe runs again: sessions.Rerun)
+	rerunOf   string // the subscription it last ran again for
 }
 
 // sharedTotals counts what the shared campaigns did (TestSim reports it).
 var sharedTotals struct {
-	sessions, answered, delivered, dropped, ended, accounted, questions atomic.Int64
+	sessions, answered, delivered, dropped, ended, accounted, questions, reruns atomic.Int64
 }
 
 func newShared(w *World, timeout time.Duration) *sharedWorld {
 	return &sharedWorld{w: w, core: sessions.New(), rng: rand.New(rand.NewPCG(w.Seed, 0x9057)), timeout: timeout, heartbeat: time.Second,
 		sessions: map[string]*simSession{}, timers: map[string][]*liveTimer{}, calls: map[string]map[uint64]*memberCall{},
-		ops: map[string]*memberCall{}, ended: map[string]bool{}, own: map[string]map[string]bool{}, left: map[string]map[string]uint64{}, heard: map[string]time.Duration{},
+		ops: map[string]*memberCall{}, ended: map[string]bool{}, own: map[string]map[string]bool{}, ending: map[string]bool{}, unsubs: map[string]string{}, left: map[string]map[string]uint64{}, heard: map[string]time.Duration{},
 		asks: map[uint64]*simAsk{}, lastUse: map[string]string{}}
 }
 
@@ -148,6 +153,7 @@ func (s *sharedWorld) fromSession(sid string, m hopMsg) {
 			if live && s.own[r.Sub][sid] {
 				if delete(s.own[r.Sub], sid); len(s.own[r.Sub]) == 0 {
 					want = []string{"run " + r.Sub} // the last owner: the runtime ends it
+					s.ending[r.Sub] = true
 				}
 			}
 		case "list":
@@ -233,6 +239,10 @@ func (s *sharedWorld) checkUnsubs(what string, effs []sessions.Effect, want []st
 func (s *sharedWorld) opDone(op *hostOp) {
 	mc := s.ops[op.id]
 	if mc == nil {
+		if sub, ok := s.unsubs[op.id]; ok { // the member's own unsubscribe is done
+			delete(s.unsubs, op.id)
+			s.post(func() { s.exec(s.core.Unsubscribed(sub), nil, nil) })
+		}
 		return
 	}
 	// The outcome reaches the rules later, in an activation of its own or
@@ -247,7 +257,13 @@ func (s *sharedWorld) opDone(op *hostOp) {
 			join = s.w.inv.ev().emitted[evKey(op.res.snaps[0].Server, op.res.snaps[0].Name)]
 		}
 		var want []string
-		if sub != "" {
+		stale := sub != "" && s.ending[sub] && sub != mc.rerunOf
+		if stale {
+			// Answered by reuse with a subscription the member is ending
+			// (or ended): taken by nobody, nothing to release; it runs
+			// again unless the session gave up on it.
+			want = []string{}
+		} else if sub != "" {
 			if s.ended[mc.session] || mc.gaveUp || mc.id < s.left[mc.session][sub] {
 				if len(s.own[sub]) == 0 {
 					want = []string{sub} // answered after its session ended or gave up: released at once
@@ -262,6 +278,11 @@ func (s *sharedWorld) opDone(op *hostOp) {
 		effs := s.core.CallDone(mc.session, mc.id, sub)
 		if want == nil {
 			want = []string{}
+		}
+		if again := s.core.Has(mc.session, mc.id); again != (stale && !s.ended[mc.session] && !mc.gaveUp && mc.id >= s.left[mc.session][sub]) {
+			s.w.violate("member: %s's subscribe %d answered with %s (ending: %v): run again %v", mc.session, mc.id, sub, stale, again)
+		} else if again {
+			mc.finished = false // still counts for questions, as in the rules
 		}
 		s.checkUnsubs(fmt.Sprintf("the outcome of %s's call %d", mc.session, mc.id), effs, want)
 		res := op.res
@@ -329,7 +350,19 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 				}
 			}
 		case sessions.Reply:
+			if mc.req.kind == "subscribe" && reply.res.ok && len(reply.res.snaps) == 1 {
+				if sub := reply.res.snaps[0].ID; s.ending[sub] && slices.Contains(s.core.Owners(sub), e.Session) {
+					s.w.violate("member: %s's subscribe %d is answered with %s, which the member ended or is ending on the runtime, and it owns it", e.Session, e.ID, sub)
+				}
+			}
 			s.answer(e, *reply)
+		case sessions.Rerun:
+			c := s.calls[e.Session][e.ID]
+			s.w.Tracef("member %s: %s", e.Session, e)
+			c.rerunOf, c.cancelled = e.Sub, false
+			c.runs++
+			sharedTotals.reruns.Add(1)
+			s.run(c)
 		case sessions.ReplyDuplicate:
 			s.answer(e, hopMsg{kind: "reply", id: e.ID, res: outcome{code: "invalid_arguments", text: "already in flight"}})
 		case sessions.ReplyStopped:
@@ -350,6 +383,8 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 			s.n++
 			id := fmt.Sprintf("m.u%d", s.n)
 			s.w.Tracef("member %s: unsubscribe %s (its last owner left)", e.Session, e.Sub)
+			s.ending[e.Sub] = true
+			s.unsubs[id] = e.Sub
 			if err := s.w.Host.Unsubscribe(id, e.Sub); err != nil {
 				s.w.violate("member: %v", err)
 			}
@@ -361,22 +396,4 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 			s.w.violate("member: unexpected effect %s (the simulated servers ask no questions)", e)
 		}
 	}
-}
-
-func endedOutcome(why string) outcome {
-	return outcome{code: messages.KindDisconnected.Code(), text: "the shared runtime ended this session: " + why}
-}
-
-// answer sends a call's answer down its session's hop: exactly once.
-func (s *sharedWorld) answer(e sessions.Effect, m hopMsg) {
-	if c := s.calls[e.Session][e.ID]; c != nil {
-		if c.answers++; c.answers > 1 {
-			s.w.violate("member: %s's call %d answered %d times", e.Session, e.ID, c.answers)
-		}
-	}
-	if e.Kind != sessions.Reply {
-		s.w.Tracef("member %s: %s", e.Session, e)
-	}
-	ss := s.sessions[e.Session]
-	ss.hop.send(&ss.hop.down, m)
 }

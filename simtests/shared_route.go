@@ -98,6 +98,10 @@ func describeSubs(m map[string]*sessSub) string {
 // post queues an input after a delay the seed draws (none once the member
 // stopped).
 func (s *sharedWorld) post(f func()) {
+	if s.holding && !s.closed { // (scenario files: "outcomes hold")
+		s.held = append(s.held, f)
+		return
+	}
 	if s.closed || s.w.Seed == 0 { // (scenario files: at once, in order)
 		s.inbox = append(s.inbox, f)
 		return
@@ -125,6 +129,9 @@ type post struct {
 func (s *sharedWorld) run(mc *memberCall) {
 	h, r := s.w.Host, mc.req
 	mc.op = fmt.Sprintf("%s.%d", mc.session, mc.id)
+	if mc.runs > 0 {
+		mc.op += fmt.Sprintf(".r%d", mc.runs)
+	}
 	s.ops[mc.op] = mc
 	var err error
 	switch r.kind {
@@ -153,4 +160,22 @@ func (s *sharedWorld) schedule(f func()) {
 		s.acts--
 		f()
 	})
+}
+
+func endedOutcome(why string) outcome {
+	return outcome{code: messages.KindDisconnected.Code(), text: "the shared runtime ended this session: " + why}
+}
+
+// answer sends a call's answer down its session's hop: exactly once.
+func (s *sharedWorld) answer(e sessions.Effect, m hopMsg) {
+	if c := s.calls[e.Session][e.ID]; c != nil {
+		if c.answers++; c.answers > 1 {
+			s.w.violate("member: %s's call %d answered %d times", e.Session, e.ID, c.answers)
+		}
+	}
+	if e.Kind != sessions.Reply {
+		s.w.Tracef("member %s: %s", e.Session, e)
+	}
+	ss := s.sessions[e.Session]
+	ss.hop.send(&ss.hop.down, m)
 }
