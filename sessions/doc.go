@@ -10,7 +10,9 @@
 //     mcp_events subscribe made or reused it; an unsubscribe ends only the
 //     caller's share, and the runtime's subscription ends with its last
 //     owner (by unsubscribe or by the owner's end); list shows only the
-//     session's own;
+//     session's own; a subscribe answered by reuse with a subscription
+//     its last owner is ending runs again once that end is done
+//     (closing.go);
 //   - liveness: any message of a session re-arms its timer (a token, Beat);
 //     the timer's firing with the live token ends the session;
 //   - questions of servers (roots, elicitation): which session a question
@@ -29,7 +31,8 @@
 // contexts, clock reads or I/O. Every input names its session and returns
 // the effects to execute, in order: arm or stop a timer, run or cancel a
 // call, answer a call, tell a session it ended, pass or answer a question,
-// end a runtime subscription, stop a session's actor. A Member is not safe
+// end a runtime subscription, run a subscribe again, stop a session's
+// actor. A Member is not safe
 // for concurrent use: its owner serialises the inputs (remote holds one
 // mutex around it; the simulator runs it on its one goroutine).
 package sessions
