@@ -54,3 +54,40 @@ func TestPickRule(t *testing.T) {
 	remove(c)
 	want("s", b, "a detached session's calls do not count")
 }
+
+// A subscribe answered with a subscription its last owner is ending runs
+// again: the router sends the Rerun to that session's actor (rerunMsg),
+// not to the actor whose input caused it, and only once the runtime's
+// unsubscribe is done.
+func TestRouterSendsReruns(t *testing.T) {
+	r := newRouter()
+	type sent struct {
+		to string
+		m  any
+	}
+	var got []sent
+	r.send = func(pid *actor.PID, m any) { got = append(got, sent{pid.Id, m}) }
+	a, b := actor.NewPID("x", "a"), actor.NewPID("x", "b")
+	r.attach(a, "x")
+	r.attach(b, "x")
+	r.do(func(m *sessions.Member) []sessions.Effect {
+		m.Request("a", sessions.Request{ID: 1, Counts: true, Action: "subscribe"})
+		return m.CallDone("a", 1, "x")
+	})
+	r.do(func(m *sessions.Member) []sessions.Effect {
+		return m.Request("b", sessions.Request{ID: 7, Counts: true, Action: "subscribe"})
+	})
+	r.do(func(m *sessions.Member) []sessions.Effect {
+		return m.Request("a", sessions.Request{ID: 2, Action: "unsubscribe", Sub: "x"})
+	})
+	if effs := r.do(func(m *sessions.Member) []sessions.Effect { return m.CallDone("b", 7, "x") }); len(effs) != 0 || len(got) != 0 {
+		t.Fatalf("b's answer naming x while a ends it: effects %v, sent %v; want nothing yet", effs, got)
+	}
+	effs := r.do(func(m *sessions.Member) []sessions.Effect { return m.CallDone("a", 2, "") })
+	if len(effs) != 1 || effs[0].Kind != sessions.Reply || effs[0].Session != "a" {
+		t.Errorf("a's effects %v, want only its reply (the rerun is b's)", effs)
+	}
+	if len(got) != 1 || got[0].to != "b" || got[0].m != (rerunMsg{id: 7}) {
+		t.Errorf("sent %v, want rerunMsg{7} to b", got)
+	}
+}
