@@ -7,7 +7,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	mcprt "github.com/mcprt/mcprt"
-	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/sessions"
 )
@@ -34,13 +33,12 @@ type sessionActor struct {
 	// ended, until the rules run it again (sessions.Rerun, rerunMsg).
 	held map[uint64]*requestMsg
 
-	timer clock.Timer
-	// beatNow is the live timer's token, for the timer's own goroutine.
-	// When the timer finds the session silent for its timeout it sets
-	// expiring: from then on this actor writes to the session through
-	// protoactor's writer, which never blocks, and a write blocked on the
-	// session's stream now is aborted (server_links.go).
-	beatNow  atomic.Uint64
+	// live is the liveness timer (session_live.go). When it finds the
+	// session silent for its timeout it sets expiring: from then on this
+	// actor writes to the session through protoactor's writer, which
+	// never blocks, and a write blocked on the session's stream now is
+	// aborted (server_links.go).
+	live     liveness
 	expiring atomic.Bool
 	ended    bool
 	// crashed is the end reason noted when this actor crashed (a panic in
@@ -191,9 +189,7 @@ func (a *sessionActor) exec(ctx actor.Context, effs []sessions.Effect, in input)
 			a.arm(e.Beat)
 		case sessions.StopTimer:
 			a.ended = true
-			if a.timer != nil {
-				a.timer.Stop()
-			}
+			a.live.stop()
 		case sessions.Run:
 			a.start(in.req, e.Filter)
 		case sessions.CancelCall:
@@ -238,23 +234,6 @@ func (a *sessionActor) exec(ctx actor.Context, effs []sessions.Effect, in input)
 // endedErr is the error a session's calls and questions get when it ends.
 func endedErr(why string) *wireErr {
 	return toWireErr(messages.Errorf(messages.KindDisconnected, "", "the shared runtime ended this session: %s", why))
-}
-
-// arm restarts the liveness timer with the rules' token.
-func (a *sessionActor) arm(beat uint64) {
-	if a.timer != nil {
-		a.timer.Stop()
-	}
-	a.beatNow.Store(beat)
-	a.expiring.Store(false)
-	self, sys, srv, addr := a.self, a.srv.n.sys, a.srv, a.client.Address
-	a.timer = a.srv.clock.AfterFunc(a.srv.opts.SessionTimeout, func() {
-		if a.beatNow.Load() == beat {
-			a.expiring.Store(true)
-			srv.abortLink(addr)
-		}
-		sys.Root.Send(self, expired{beat: beat})
-	})
 }
 
 // start runs one request on a goroutine of the member's pool (a tool call
