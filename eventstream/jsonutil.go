@@ -38,7 +38,7 @@ func (c Cursor) MarshalJSON() ([]byte, error) {
 	if !c.set {
 		return []byte("null"), nil
 	}
-	return appendString(nil, c.value), nil
+	return jsonscan.AppendString(nil, c.value), nil
 }
 
 // UnmarshalJSON reads a string; anything else (null, a number, an object)
@@ -161,66 +161,6 @@ func utf16Len(b []byte) int {
 		}
 	}
 	return n
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string exactly as encoding/json writes
-// it without HTML escaping: quotes, backslashes and control characters
-// escaped, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	// start is the first byte not yet copied: runs of plain characters are
-	// copied in one append when an escape (or the end) is reached.
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		// Multi-byte: copied as is, except invalid UTF-8 and the two
-		// separators JavaScript treats as line ends.
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // appendCompact appends the JSON value raw with insignificant space removed

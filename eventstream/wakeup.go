@@ -1,6 +1,7 @@
 package eventstream
 
 import (
+	"github.com/mcprt/mcprt/internal/jsonscan"
 	"strconv"
 	"strings"
 
@@ -76,7 +77,7 @@ func PrepareEvent(it *EventItem) (Encoded[*EventItem], error) {
 	p = append(p, `{"truncated":true,"original_characters":`...)
 	p = strconv.AppendInt(p, int64(ev), 10)
 	p = append(p, `,"preview":`...)
-	p = appendString(p, cut(string(data), PreviewChars))
+	p = jsonscan.AppendString(p, cut(string(data), PreviewChars))
 	p = append(p, '}')
 	short := *it
 	short.Event.Data = p
@@ -99,19 +100,19 @@ func appendEventItem(b []byte, it *EventItem) (out []byte, eventLen int, data []
 	// Field order and names are the wire format of a wakeup item; the
 	// fuzz test holds this to encoding/json's output for the same struct.
 	b = append(b, `{"subscription_id":`...)
-	b = appendString(b, it.SubscriptionID)
+	b = jsonscan.AppendString(b, it.SubscriptionID)
 	b = append(b, `,"server":`...)
-	b = appendString(b, it.Server)
+	b = jsonscan.AppendString(b, it.Server)
 	b = append(b, `,"event":{"eventId":`...)
 	evStart := len(b) - len(`{"eventId":`)
-	b = appendString(b, e.EventID)
+	b = jsonscan.AppendString(b, e.EventID)
 	b = append(b, `,"name":`...)
-	b = appendString(b, e.Name)
+	b = jsonscan.AppendString(b, e.Name)
 	b = append(b, `,"timestamp":`...)
-	b = appendString(b, e.Timestamp)
+	b = jsonscan.AppendString(b, e.Timestamp)
 	b = append(b, `,"cursor":`...)
 	if v, ok := e.Cursor.Value(); ok {
-		b = appendString(b, v)
+		b = jsonscan.AppendString(b, v)
 	} else {
 		b = append(b, "null"...)
 	}

@@ -168,7 +168,7 @@ func appendResult(b []byte, res mcprt.Result) ([]byte, bool) {
 	if len(res.Images) > 0 {
 		return b, false
 	}
-	b = appendString(append(b, `{"text":`...), res.Text)
+	b = jsonscan.AppendString(append(b, `{"text":`...), res.Text)
 	if len(res.Details) > 0 {
 		var ok bool
 		if b, ok = appendAny(append(b, `,"details":`...), res.Details); !ok {
@@ -197,7 +197,7 @@ func appendAny(b []byte, v any) ([]byte, bool) {
 	case nil:
 		b = append(b, "null"...)
 	case string:
-		b = appendString(b, v)
+		b = jsonscan.AppendString(b, v)
 	case bool:
 		b = strconv.AppendBool(b, v)
 	case int:
@@ -226,7 +226,7 @@ func appendAny(b []byte, v any) ([]byte, bool) {
 				b = append(b, ',')
 			}
 			first = false
-			b = append(appendString(b, k), ':')
+			b = append(jsonscan.AppendString(b, k), ':')
 			if b, ok = appendAny(b, e); !ok {
 				return b, false
 			}
@@ -250,33 +250,4 @@ func appendAny(b []byte, v any) ([]byte, bool) {
 		return b, false
 	}
 	return b, true
-}
-
-// appendString appends s as a JSON string that reads back as s (invalid
-// UTF-8 reads as U+FFFD, as json.Marshal writes it).
-func appendString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	return append(append(b, s[start:]...), '"')
 }

@@ -41,21 +41,6 @@ func fastArgs(raw json.RawMessage, a *mcpArgs) bool {
 	return true
 }
 
-// appendJSONString appends s as json.Marshal writes it: as it is, between
-// quotes, when it is printable ASCII that json.Marshal does not escape
-// (no quote, backslash, <, > or &), through json.Marshal otherwise.
-func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			quoted, _ := json.Marshal(s)
-			return append(dst, quoted...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
-}
-
 // contentKeys are contentItem's JSON names, in fastItem's order.
 var contentKeys = []string{"type", "text", "mimeType", "data", "uri", "name", "resource"}
 

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"github.com/mcprt/mcprt/internal/jsonscan"
 	"reflect"
 	"testing"
 )
@@ -100,8 +101,8 @@ func FuzzFastCallResult(f *testing.F) {
 func sameQuoted(t *testing.T, s string) {
 	t.Helper()
 	want, _ := json.Marshal(s)
-	if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
-		t.Fatalf("appendJSONString(%q) = %s, json.Marshal %s", s, got[1:], want)
+	if got := jsonscan.AppendMarshalString([]byte("x"), s); string(got) != "x"+string(want) {
+		t.Fatalf("jsonscan.AppendMarshalString(%q) = %s, json.Marshal %s", s, got[1:], want)
 	}
 }
 

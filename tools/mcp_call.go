@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcprt/mcprt/internal/jsonscan"
 	"strconv"
 	"sync"
 
@@ -67,7 +68,7 @@ func (m *MCP) invoke(ctx context.Context, e *entry, args json.RawMessage) Result
 	}
 	params := make([]byte, 0, len(args)+len(e.Name)+32)
 	params = append(params, `{"name":`...)
-	params = appendJSONString(params, e.Name)
+	params = jsonscan.AppendMarshalString(params, e.Name)
 	params = append(params, `,"arguments":`...)
 	params = append(params, args...)
 	if m.opts.ProgressTokens {

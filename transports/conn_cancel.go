@@ -3,6 +3,7 @@ package transports
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mcprt/mcprt/internal/jsonscan"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -52,7 +53,7 @@ func (c *conn) sendCancelled(st *opState) {
 	if c.kind == messages.TransportHTTP {
 		return
 	}
-	params := appendString([]byte(`{"requestId":`), st.reqID)
+	params := jsonscan.AppendMarshalString([]byte(`{"requestId":`), st.reqID)
 	params = append(params, `,"reason":"cancelled by the client"}`...)
 	_ = c.tr.SendNotification(c.ctx, string(mcp.MethodNotificationCancelled), params)
 }

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcprt/mcprt/internal/jsonscan"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -108,16 +108,16 @@ func (e *httpStatusError) Error() string {
 // compacted (a line must hold one message) and checked on the way.
 func appendRequest(b []byte, req rpcRequest) ([]byte, error) {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = appendString(b, req.ID)
+	b = jsonscan.AppendMarshalString(b, req.ID)
 	b = append(b, `,"method":`...)
-	b = appendString(b, req.Method)
+	b = jsonscan.AppendMarshalString(b, req.Method)
 	return appendParams(b, req.Params)
 }
 
 // appendNotification appends a notification's JSON-RPC encoding to b.
 func appendNotification(b []byte, method string, params json.RawMessage) ([]byte, error) {
 	b = append(b, `{"jsonrpc":"2.0","method":`...)
-	b = appendString(b, method)
+	b = jsonscan.AppendMarshalString(b, method)
 	return appendParams(b, params)
 }
 
@@ -131,18 +131,4 @@ func appendParams(b []byte, params json.RawMessage) ([]byte, error) {
 		b = buf.Bytes()
 	}
 	return append(b, '}'), nil
-}
-
-// appendString appends s as a JSON string; the plain ASCII strings ids and
-// method names are take the short way.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

@@ -6,7 +6,10 @@
 // hot path of stream notifications (transports' line reader and router,
 // eventstream's event frames), where each frame used to be decoded by
 // encoding/json three times, and of tool calls (tools: the `mcp` tool's
-// arguments and the tools/call result it renders).
+// arguments and the tools/call result it renders). AppendString and
+// AppendMarshalString write a JSON string by hand (append.go), exactly as
+// encoding/json does without and with HTML escaping: the one writer each
+// of eventstream, transports, tools and remote use.
 //
 // The contract is "the same as encoding/json, or not sure". Every result
 // these functions give is exactly what json.Unmarshal would give for the
