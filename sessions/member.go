@@ -202,7 +202,12 @@ func (m *Member) Cancel(sid string, id uint64) []Effect {
 	out := m.touch(sid, s, nil)
 	if c := s.calls[id]; c != nil {
 		c.flying, c.cancelled = false, true
-		out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id})
+		if c.closes == "" {
+			out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id})
+		}
+		// An unsubscribe by the last owner runs to its end: cancelled on
+		// its way, it would leave the runtime's subscription live with
+		// no owner (and its stream open) for good.
 	}
 	return out
 }
@@ -313,7 +318,10 @@ func (m *Member) End(sid, why string, stop bool) []Effect {
 	out := []Effect{{Kind: StopTimer, Session: sid}}
 	ids := sortedIDs(s.calls)
 	for _, id := range ids {
-		out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id}, Effect{Kind: ReplyEnded, Session: sid, ID: id, Why: why})
+		if s.calls[id].closes == "" { // the last owner's unsubscribe runs to its end (Cancel)
+			out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id})
+		}
+		out = append(out, Effect{Kind: ReplyEnded, Session: sid, ID: id, Why: why})
 		if c := s.calls[id]; c.parkedOn != "" { // no outcome is on its way
 			m.unpark(sid, id, c)
 			delete(s.calls, id)

@@ -171,3 +171,21 @@ func TestSubscribeReusingAnEndingSubscriptionRunsAgain(t *testing.T) {
 		t.Errorf("closing remembered: %d", m.Closing())
 	}
 }
+
+// The last owner's unsubscribe runs to its end: a cancel of it, or its
+// session's end, cancels nothing on the runtime (it would leave the
+// subscription live with no owner); the call is still answered once.
+func TestLastOwnersUnsubscribeIsNotCancelled(t *testing.T) {
+	m := New()
+	m.Attach("a")
+	m.Request("a", Request{ID: 1, Counts: true, Action: "subscribe"})
+	m.CallDone("a", 1, "sub1")
+	expect(t, "the last owner's unsubscribe runs", m.Request("a", Request{ID: 2, Action: "unsubscribe", Sub: "sub1"}), "arm a beat=3; run a 2")
+	expect(t, "its cancel cancels nothing", m.Cancel("a", 2), "arm a beat=4")
+	m.Request("a", Request{ID: 3, Counts: true, Action: "subscribe"})
+	m.CallDone("a", 3, "sub2")
+	m.Request("a", Request{ID: 4, Action: "unsubscribe", Sub: "sub2"})
+	m.Request("a", Request{ID: 5, Server: "s", Counts: true})
+	expect(t, "the end cancels the other call, not the unsubscribe", m.End("a", "it detached", true),
+		`stop-timer a; reply-ended a 2; reply-ended a 4; cancel a 5; reply-ended a 5; ended a calls=3 subs=0 "it detached"`)
+}
