@@ -77,5 +77,6 @@ func (s *Session) progress(m *askMsg) {
 	s.mu.Unlock()
 	s.hostMu.Lock()
 	defer s.hostMu.Unlock()
+	defer asHostPanic() // a panic of the hook's is this receiver's crash, as Deliver's (supervise.go)
 	f(mcprt.Progress{Server: m.Server, Token: q.Token, Progress: q.Progress, Total: q.Total, Message: q.Message, Caller: caller})
 }
