@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/eventstream"
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testkit"
 	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/simseam"
@@ -22,54 +21,6 @@ import (
 // process: the crash-injection seam (mcprt.Options.Sim.InjectCrash) makes the
 // next message of one actor kind panic mid-work; the caller or the host
 // sees exactly one clear outcome, later work goes on, and Close returns.
-
-// crashArm is an InjectCrash seam that crashes the next message of the
-// kind it is armed with, once.
-type crashArm struct {
-	mu     sync.Mutex
-	kind   messages.ActorKind
-	always bool // every message of kind, until disarmed
-	fired  int
-	sig    signal
-}
-
-func (a *crashArm) armAlways(k messages.ActorKind, on bool) {
-	a.mu.Lock()
-	a.kind, a.always = k, on
-	if !on {
-		a.kind = ""
-	}
-	a.mu.Unlock()
-}
-
-func (a *crashArm) arm(k messages.ActorKind) {
-	a.mu.Lock()
-	a.kind = k
-	a.mu.Unlock()
-}
-
-func (a *crashArm) inject(k messages.ActorKind) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.kind == "" || k != a.kind {
-		return false
-	}
-	if !a.always {
-		a.kind = ""
-	}
-	a.fired++
-	a.sig.Notify()
-	return true
-}
-
-func (a *crashArm) waitFired(ctx context.Context, t *testing.T, n int) {
-	t.Helper()
-	until(ctx, t, &a.sig, "the injected crash", func() bool {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		return a.fired >= n
-	})
-}
 
 // crashNotices returns the host's notices that report a crash.
 func (h *eventsHost) crashNotices() []messages.Notice {
@@ -97,9 +48,9 @@ func wantCrashNotice(t *testing.T, h *eventsHost, what, cause string) {
 	}
 }
 
-func crashEvRig(t *testing.T) (*evRig, *crashArm) {
-	arm := &crashArm{}
-	return newEvRig(t, evSetup{opts: mcprt.Options{Sim: &simseam.Seams{InjectCrash: arm.inject}}}), arm
+func crashEvRig(t *testing.T) (*evRig, *testkit.CrashArm) {
+	arm := &testkit.CrashArm{}
+	return newEvRig(t, evSetup{opts: mcprt.Options{Sim: &simseam.Seams{InjectCrash: arm.Inject}}}), arm
 }
 
 // A subscription's actor crashes on an event frame: the host is told once
@@ -114,10 +65,10 @@ func TestCrashSubscriptionActor(t *testing.T) {
 	w.emit(ts.EventTest, 2, "")
 	first, _ := w.collect(mark, 2)
 
-	arm.arm(messages.ActorSubscription)
+	arm.Arm(messages.ActorSubscription)
 	mark = w.clk.Mark()
 	w.emit(ts.EventTest, 1, "")
-	arm.waitFired(w.ctx, t, 1)
+	arm.WaitFired(w.ctx, t, 1)
 	ids, statuses := w.collect(mark, 1)
 	if len(ids) != 1 || ids[0] == first[0] || ids[0] == first[1] {
 		t.Fatalf("after the crash: %v (before %v)", ids, first)
@@ -150,10 +101,10 @@ func TestCrashBatcherActor(t *testing.T) {
 	mark := w.clk.Mark()
 	w.emit(ts.EventTest, 1, "")
 	first, _ := w.collect(mark, 1)
-	arm.arm(messages.ActorBatcher)
+	arm.Arm(messages.ActorBatcher)
 	mark = w.clk.Mark()
 	w.emit(ts.EventTest, 2, "")
-	arm.waitFired(w.ctx, t, 1)
+	arm.WaitFired(w.ctx, t, 1)
 	// The restart waits for its delay on the manual clock.
 	w.clk.WaitArmed(w.ctx, t, mark, 100*time.Millisecond)
 	w.clk.Advance(100 * time.Millisecond)
@@ -206,7 +157,7 @@ func TestCrashEventsActor(t *testing.T) {
 	t.Parallel()
 	w, arm := crashEvRig(t)
 	sub := w.subscribe(ts.EventTest, "", "")
-	arm.arm(messages.ActorEvents)
+	arm.Arm(messages.ActorEvents)
 	mark := w.clk.Mark()
 	got := make(chan map[string]eventstream.Snapshot, 1)
 	go func() {
@@ -219,7 +170,7 @@ func TestCrashEventsActor(t *testing.T) {
 		}
 		got <- m
 	}()
-	arm.waitFired(w.ctx, t, 1)
+	arm.WaitFired(w.ctx, t, 1)
 	w.clk.WaitArmed(w.ctx, t, mark, 100*time.Millisecond)
 	w.clk.Advance(100 * time.Millisecond)
 	select {
@@ -247,10 +198,10 @@ func TestCrashEventsActorCloseDoesNotWait(t *testing.T) {
 	t.Parallel()
 	w, arm := crashEvRig(t)
 	w.subscribe(ts.EventTest, "", "")
-	arm.arm(messages.ActorEvents)
+	arm.Arm(messages.ActorEvents)
 	mark := w.clk.Mark()
 	go w.ev.Execute(w.ctx, json.RawMessage(`{"action":"list"}`))
-	arm.waitFired(w.ctx, t, 1)
+	arm.WaitFired(w.ctx, t, 1)
 	w.clk.WaitArmed(w.ctx, t, mark, 100*time.Millisecond)
 	closed := make(chan error, 1)
 	go func() { closed <- w.rt.Close() }()
@@ -264,11 +215,11 @@ func TestCrashEventsActorCloseDoesNotWait(t *testing.T) {
 	}
 }
 
-func crashRig(t *testing.T) (*rig, *crashArm) {
-	arm := &crashArm{}
+func crashRig(t *testing.T) (*rig, *testkit.CrashArm) {
+	arm := &testkit.CrashArm{}
 	r := startRigWith(t, &config.File{MCPServers: map[string]config.Server{
 		"ex": {Command: testenv.Self(t), Env: testenv.TestServerEnv("")},
-	}}, true, mcprt.Options{Sim: &simseam.Seams{InjectCrash: arm.inject}})
+	}}, true, mcprt.Options{Sim: &simseam.Seams{InjectCrash: arm.Inject}})
 	return r, arm
 }
 
@@ -278,7 +229,7 @@ func TestCrashServerActor(t *testing.T) {
 	t.Parallel()
 	r, arm := crashRig(t)
 	wantOK(t, r.exec(r.ctx, `{"tool":"ex_echo","args":{"message":"up"}}`), "echo: up")
-	arm.arm(messages.ActorServer)
+	arm.Arm(messages.ActorServer)
 	mark := r.clk.Mark()
 	wantError(t, r.exec(r.ctx, `{"tool":"ex_echo","args":{"message":"x"}}`), "internal_error", "ex")
 	r.clk.WaitArmed(r.ctx, t, mark, 100*time.Millisecond)
@@ -308,7 +259,7 @@ func TestCrashSessionActor(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.wait(r.ctx, t, 2)
-	arm.arm(messages.ActorSession)
+	arm.Arm(messages.ActorSession)
 	if _, err := s.Request(r.ctx, ts.MethodExampleList, nil); err == nil || !strings.Contains(err.Error(), "crashed") {
 		t.Fatalf("the request the session crashed on: %v", err)
 	}
@@ -356,7 +307,7 @@ func TestCrashStreamActor(t *testing.T) {
 		t.Fatal(err)
 	}
 	f1.wait(r.ctx, t, 2)
-	arm.arm(messages.ActorStream)
+	arm.Arm(messages.ActorStream)
 	end := waitEnd(r.ctx, t, st1.Done(), st1.Closed, "the crashed stream")
 	wantEnd(t, "the crashed stream", end, messages.EndError)
 	if !strings.Contains(end.Error, "stream's actor crashed") {
@@ -390,7 +341,7 @@ func TestCrashObserverActor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	arm.arm(messages.ActorObserver)
+	arm.Arm(messages.ActorObserver)
 	if _, err := s.Request(r.ctx, ts.MethodExamplePoke, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -416,15 +367,15 @@ func TestCrashSubscriptionGivesUp(t *testing.T) {
 	t.Parallel()
 	w, arm := crashEvRig(t)
 	sub := w.subscribe(ts.EventTest, "", "")
-	arm.armAlways(messages.ActorSubscription, true)
+	arm.ArmAlways(messages.ActorSubscription, true)
 	mark := w.clk.Mark()
 	w.emit(ts.EventTest, 1, "")
 	for _, d := range []time.Duration{100, 200, 400, 800, 1600} {
 		mark = w.clk.WaitArmed(w.ctx, t, mark, d*time.Millisecond)
 		w.clk.Advance(d * time.Millisecond)
 	}
-	arm.waitFired(w.ctx, t, 6)
-	arm.armAlways(messages.ActorSubscription, false)
+	arm.WaitFired(w.ctx, t, 6)
+	arm.Arm("")
 	s := w.waitStatus(sub.ID, eventstream.StateFailed)
 	if !strings.Contains(s.Error, "crashed 6 times") {
 		t.Fatalf("failed subscription: %+v", s)
@@ -450,20 +401,20 @@ func TestCrashesLeaveNothingRunning(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	w, arm := crashEvRig(t)
 	w.subscribe(ts.EventTest, "", "")
-	arm.arm(messages.ActorSubscription)
+	arm.Arm(messages.ActorSubscription)
 	mark := w.clk.Mark()
 	w.emit(ts.EventTest, 1, "")
 	if ids, _ := w.collect(mark, 1); len(ids) != 1 {
 		t.Fatalf("after a subscription crash: %v", ids)
 	}
-	arm.arm(messages.ActorServer)
+	arm.Arm(messages.ActorServer)
 	mark = w.clk.Mark()
 	if res := w.mcp.Execute(w.ctx, json.RawMessage(`{"tool":"echo","server":"ev","args":{"message":"x"}}`)); !res.IsError || !strings.Contains(res.Text, "crashed") {
 		t.Fatalf("the call the server actor crashed on: %q", res.Text)
 	}
 	w.clk.WaitArmed(w.ctx, t, mark, 100*time.Millisecond)
 	w.clk.Advance(100 * time.Millisecond)
-	arm.arm(messages.ActorEvents)
+	arm.Arm(messages.ActorEvents)
 	mark = w.clk.Mark()
 	done := make(chan struct{})
 	go func() { w.ev.Execute(w.ctx, json.RawMessage(`{"action":"list"}`)); close(done) }()
@@ -490,7 +441,7 @@ func TestCrashesLeaveNothingRunning(t *testing.T) {
 func TestCrashEventsActorGivesUp(t *testing.T) {
 	t.Parallel()
 	w, arm := crashEvRig(t)
-	arm.armAlways(messages.ActorEvents, true)
+	arm.ArmAlways(messages.ActorEvents, true)
 	mark := w.clk.Mark()
 	var calls []chan mcprt.Result
 	call := func() {
@@ -501,7 +452,7 @@ func TestCrashEventsActorGivesUp(t *testing.T) {
 	call()
 	delays := []time.Duration{100, 200, 400, 800, 1600}
 	for n := range 6 {
-		arm.waitFired(w.ctx, t, n+1)
+		arm.WaitFired(w.ctx, t, n+1)
 		if n%2 == 1 {
 			// The message was handled again and crashed again: its caller
 			// is answered with the crash; the next call crashes it next.
@@ -522,7 +473,7 @@ func TestCrashEventsActorGivesUp(t *testing.T) {
 			w.clk.Advance(delays[n] * time.Millisecond)
 		}
 	}
-	arm.armAlways(messages.ActorEvents, false)
+	arm.Arm("")
 	if res := w.ev.Execute(w.ctx, json.RawMessage(`{"action":"list"}`)); res.IsError && !strings.Contains(res.Text, "events companion") {
 		t.Fatalf("list after the companion stopped: %q", res.Text)
 	}

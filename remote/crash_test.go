@@ -29,45 +29,6 @@ import (
 // waiting, nothing is answered twice, leases and subscriptions return,
 // the member serves its other sessions, and Close returns.
 
-// crashArm is an injection seam that crashes the next message of the kind
-// it is armed with (once, or every one while always is set).
-type crashArm struct {
-	mu     sync.Mutex
-	kind   messages.ActorKind
-	always bool
-	fired  int
-	sig    testkit.Signal
-}
-
-func (a *crashArm) arm(k messages.ActorKind, always bool) {
-	a.mu.Lock()
-	a.kind, a.always = k, always
-	a.mu.Unlock()
-}
-
-func (a *crashArm) inject(k messages.ActorKind) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.kind == "" || k != a.kind {
-		return false
-	}
-	if !a.always {
-		a.kind = ""
-	}
-	a.fired++
-	a.sig.Notify()
-	return true
-}
-
-func (a *crashArm) waitFired(ctx context.Context, t *testing.T, n int) {
-	t.Helper()
-	testkit.Until(ctx, t, &a.sig, "the injected crash", func() bool {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		return a.fired >= n
-	})
-}
-
 // noticeHost records a session's notices and deliveries; its Deliver
 // panics while panicky is set.
 type noticeHost struct {
@@ -141,16 +102,16 @@ func hang(ctx context.Context, t *testing.T, s *Session) <-chan mcprt.Result {
 // attached before keep working (none is orphaned) and are told; an attach
 // it crashes on twice is refused at once with a clear error.
 func TestCrashGateway(t *testing.T) {
-	var arm crashArm
-	r := newRig(t, map[string]config.Server{"ts": testServer(t, nil)}, ServeOptions{InjectCrash: arm.inject})
+	var arm testkit.CrashArm
+	r := newRig(t, map[string]config.Server{"ts": testServer(t, nil)}, ServeOptions{InjectCrash: arm.Inject})
 	ctx := testkit.Ctx(t)
 	var ha noticeHost
 	a := r.attach(t, AttachOptions{Host: &ha})
 	echo(ctx, t, a, "before")
 
-	arm.arm(messages.ActorGateway, false)
+	arm.Arm(messages.ActorGateway)
 	b := r.attach(t, AttachOptions{}) // crashes the gateway, then is taken again
-	arm.waitFired(ctx, t, 1)
+	arm.WaitFired(ctx, t, 1)
 	echo(ctx, t, b, "b after the crash")
 	echo(ctx, t, a, "a after the crash")
 	ha.waitCrash(ctx, t, "gateway")
@@ -162,9 +123,9 @@ func TestCrashGateway(t *testing.T) {
 	}
 
 	// Twice on the same attach: the attaching process is answered.
-	arm.arm(messages.ActorGateway, true)
+	arm.ArmAlways(messages.ActorGateway, true)
 	_, err := Attach(ctx, r.srv.Addr(), AttachOptions{TokenFile: r.srv.TokenFile()})
-	arm.arm("", false)
+	arm.Arm("")
 	if err == nil || !strings.Contains(err.Error(), "crashed twice") {
 		t.Fatalf("attach the gateway crashed on twice: %v; want a clear error", err)
 	}
@@ -183,11 +144,11 @@ func TestCrashGateway(t *testing.T) {
 // process is told (later calls fail at once); another session is told of
 // the crash and keeps working.
 func TestCrashAttachedSessionActor(t *testing.T) {
-	var arm crashArm
+	var arm testkit.CrashArm
 	evServer := config.Server{Command: testenv.Self(t), Env: testenv.TestServerEnv("--stdio --events --events-heartbeat-ms 0")}
 	// Manual clocks: no heartbeat and no session timeout, so the crash
 	// lands on the message a's call sends, not on b's actor.
-	r := newRig(t, map[string]config.Server{"ts": evServer}, ServeOptions{InjectCrash: arm.inject, Clock: testkit.NewClock()})
+	r := newRig(t, map[string]config.Server{"ts": evServer}, ServeOptions{InjectCrash: arm.Inject, Clock: testkit.NewClock()})
 	ctx := testkit.Ctx(t)
 	var rec tap
 	replies := map[uint64]int{} // crash-ended replies by call id
@@ -222,7 +183,7 @@ func TestCrashAttachedSessionActor(t *testing.T) {
 	done := hang(ctx, t, a)
 	testkit.Poll(ctx, t, "the hang call in flight", func() bool { return leases(r, "ts") == held+1 })
 
-	arm.arm(messages.ActorAttachedSession, false)
+	arm.Arm(messages.ActorAttachedSession)
 	// The request this call sends crashes a's actor.
 	_, err := a.CallTool(ctx, "ts", "echo", map[string]any{"message": "x"})
 	if !errors.Is(err, mcprt.ErrDisconnected) {
@@ -262,15 +223,15 @@ func TestCrashAttachedSessionActor(t *testing.T) {
 // the host is told. A host whose Deliver panics crashes the receiver, not
 // the process, and the delivery is not handed to it again.
 func TestCrashReceiver(t *testing.T) {
-	var arm crashArm
+	var arm testkit.CrashArm
 	r := newRig(t, map[string]config.Server{"ts": testServer(t, nil)}, ServeOptions{})
 	ctx := testkit.Ctx(t)
 	var h noticeHost
-	s := r.attach(t, AttachOptions{Host: &h, InjectCrash: arm.inject})
+	s := r.attach(t, AttachOptions{Host: &h, InjectCrash: arm.Inject})
 	echo(ctx, t, s, "before")
-	arm.arm(messages.ActorReceiver, false)
+	arm.Arm(messages.ActorReceiver)
 	echo(ctx, t, s, "its reply crashes the receiver")
-	arm.waitFired(ctx, t, 1)
+	arm.WaitFired(ctx, t, 1)
 	h.waitCrash(ctx, t, "receiver")
 	if got := h.crashes("receiver"); len(got) != 1 || !strings.Contains(got[0], "restarting in 100ms") {
 		t.Errorf("crash notices %q; want one, restarting in 100ms", got)
@@ -297,15 +258,15 @@ func TestCrashReceiver(t *testing.T) {
 // 1.6 s): the session fails, every caller answered once (none waits), the
 // member ends the session (its lease returns), Close returns.
 func TestCrashReceiverGivesUp(t *testing.T) {
-	var arm crashArm
+	var arm testkit.CrashArm
 	r := newRig(t, map[string]config.Server{"ts": testServer(t, nil)}, ServeOptions{Clock: testkit.NewClock()})
 	ctx := testkit.Ctx(t)
 	clk := testkit.NewClock()
 	var h noticeHost
-	s := r.attach(t, AttachOptions{Host: &h, InjectCrash: arm.inject, Clock: clk})
+	s := r.attach(t, AttachOptions{Host: &h, InjectCrash: arm.Inject, Clock: clk})
 	done := hang(ctx, t, s)
 	testkit.Poll(ctx, t, "the hang call in flight", func() bool { return leases(r, "ts") == 1 })
-	arm.arm(messages.ActorReceiver, true)
+	arm.ArmAlways(messages.ActorReceiver, true)
 	echoes := make(chan error, 8)
 	for range 8 { // their replies feed the crashes
 		go func() {
@@ -315,11 +276,11 @@ func TestCrashReceiverGivesUp(t *testing.T) {
 	}
 	mark := 0
 	for i, d := range []time.Duration{100, 200, 400, 800, 1600} {
-		arm.waitFired(ctx, t, i+1)
+		arm.WaitFired(ctx, t, i+1)
 		mark = clk.WaitArmed(ctx, t, mark, d*time.Millisecond)
 		clk.Advance(d * time.Millisecond)
 	}
-	arm.waitFired(ctx, t, 6)
+	arm.WaitFired(ctx, t, 6)
 	got := <-done
 	if !got.IsError || !strings.Contains(got.Text, "receiver crashed 6 times") {
 		t.Fatalf("the call in flight: %q; want the session ended by its receiver's crashes", got.Text)
@@ -382,8 +343,8 @@ func TestCrashClientHook(t *testing.T) {
 func TestCrashesLeaveNothingRunning(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	ctx := testkit.Ctx(t)
-	var arm crashArm
-	srv := NewServer(ServeOptions{TokenFile: filepath.Join(t.TempDir(), "member.token"), InjectCrash: arm.inject})
+	var arm testkit.CrashArm
+	srv := NewServer(ServeOptions{TokenFile: filepath.Join(t.TempDir(), "member.token"), InjectCrash: arm.Inject})
 	rt, err := mcprt.Start(ctx, mcprt.Options{Config: &config.File{MCPServers: map[string]config.Server{"ts": testServer(t, nil)}}, Host: srv.Host()})
 	if err != nil {
 		t.Fatal(err)
@@ -399,22 +360,22 @@ func TestCrashesLeaveNothingRunning(t *testing.T) {
 		}
 		return s
 	}
-	var sArm crashArm
-	a := attach(AttachOptions{InjectCrash: sArm.inject})
-	arm.arm(messages.ActorGateway, false)
+	var sArm testkit.CrashArm
+	a := attach(AttachOptions{InjectCrash: sArm.Inject})
+	arm.Arm(messages.ActorGateway)
 	b := attach(AttachOptions{})
 	echo(ctx, t, b, "b")
 	done := hang(ctx, t, b)
 	testkit.Poll(ctx, t, "the hang call in flight", func() bool { return leases(&rig{rt: rt, srv: srv}, "ts") == 1 })
-	arm.arm(messages.ActorAttachedSession, false)
+	arm.Arm(messages.ActorAttachedSession)
 	if _, err := b.CallTool(ctx, "ts", "echo", nil); err == nil {
 		t.Error("a call crashing its session's actor succeeded")
 	}
 	<-done
-	sArm.arm(messages.ActorReceiver, false)
+	sArm.Arm(messages.ActorReceiver)
 	echo(ctx, t, a, "a")
 	// A crash whose restart delay is still pending when Close begins.
-	sArm.arm(messages.ActorReceiver, true)
+	sArm.ArmAlways(messages.ActorReceiver, true)
 	_, _ = a.CallTool(ctx, "ts", "echo", nil)
 	for _, s := range []*Session{a, b} {
 		if err := s.Close(); err != nil {
