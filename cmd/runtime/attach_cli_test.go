@@ -86,8 +86,8 @@ func TestCommandsAttached(t *testing.T) {
 	if n["level"] != "warning" || n["server"] != "bad" || !strings.Contains(n["text"].(string), "must be an absolute http or https URL") {
 		t.Errorf("notice %v", n)
 	}
-	for _, args := range [][]string{{"config", "show"}, {"auth", "status"}, {"disable", "sc"}} {
-		if o := run(args...); o.code != 2 || !strings.Contains(o.stderr, "does not support --attach") {
+	for _, args := range [][]string{{"config", "show"}, {"auth", "status"}, {"disable", "sc"}, {"demo"}} {
+		if o := run(args...); o.code != 2 || !strings.Contains(o.stderr, "--attach") {
 			t.Errorf("%v attached: %d %q", args, o.code, o.stderr)
 		}
 	}
