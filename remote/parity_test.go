@@ -152,10 +152,13 @@ func TestSessionParityWithTheRuntime(t *testing.T) {
 
 // newAskingRig is newRig with the member's runtime asking its sessions
 // (ServeOptions.Asks, Server.ClientHooks).
-func newAskingRig(t *testing.T, servers map[string]config.Server, asks Asks) *rig {
+func newAskingRig(t *testing.T, servers map[string]config.Server, opts ServeOptions) *rig {
 	t.Helper()
-	srv := NewServer(ServeOptions{Asks: asks, TokenFile: filepath.Join(t.TempDir(), "member.token"),
-		ClusterTokenFile: filepath.Join(t.TempDir(), "cluster.token")})
+	opts.TokenFile = filepath.Join(t.TempDir(), "member.token")
+	if opts.ClusterTokenFile == "" {
+		opts.ClusterTokenFile = filepath.Join(t.TempDir(), "cluster.token")
+	}
+	srv := NewServer(opts)
 	rt, err := mcprt.Start(testkit.Ctx(t), mcprt.Options{Config: &config.File{MCPServers: servers}, Host: srv.Host(), Client: srv.ClientHooks()})
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +197,7 @@ func TestSessionSetRoots(t *testing.T) {
 		logs[name] = filepath.Join(dir, name+".notes")
 		servers[name] = testServer(t, map[string]string{testserver.EnvArgs: "--stdio --client-requests", testserver.EnvNoteLog: logs[name]})
 	}
-	r := newAskingRig(t, servers, Asks{Roots: true})
+	r := newAskingRig(t, servers, ServeOptions{Asks: Asks{Roots: true}})
 	ctx := testkit.Ctx(t)
 	for name := range servers { // connected, so they can be told
 		if _, err := r.rt.Connect(ctx, name, false); err != nil {
@@ -242,7 +245,7 @@ func TestSessionSetRoots(t *testing.T) {
 func TestSessionSetRootsWithoutAsks(t *testing.T) {
 	dir := t.TempDir()
 	notes, requests := filepath.Join(dir, "notes"), filepath.Join(dir, "requests")
-	r := newAskingRig(t, map[string]config.Server{"ts": testServer(t, map[string]string{testserver.EnvNoteLog: notes, testserver.EnvRequestLog: requests})}, Asks{Elicit: true})
+	r := newAskingRig(t, map[string]config.Server{"ts": testServer(t, map[string]string{testserver.EnvNoteLog: notes, testserver.EnvRequestLog: requests})}, ServeOptions{Asks: Asks{Elicit: true}})
 	ctx := testkit.Ctx(t)
 	if _, err := r.rt.Connect(ctx, "ts", false); err != nil {
 		t.Fatal(err)
@@ -260,5 +263,34 @@ func TestSessionSetRootsWithoutAsks(t *testing.T) {
 	}
 	if n := rootsChanges(t, notes); n != 0 {
 		t.Errorf("the server was told %d times its roots changed; the member offers no roots", n)
+	}
+}
+
+// A session's SetRoots reaches the servers of another member it uses (the
+// member holds a session there): the server is told, asks again through
+// that member, and gets the session's new roots.
+func TestSessionSetRootsThroughPeer(t *testing.T) {
+	ct := filepath.Join(t.TempDir(), "cluster.token")
+	log := filepath.Join(t.TempDir(), "notes")
+	a := newAskingRig(t, map[string]config.Server{"ts": testServer(t, map[string]string{
+		testserver.EnvArgs: "--stdio --client-requests", testserver.EnvNoteLog: log})}, ServeOptions{Asks: Asks{Roots: true}, ClusterTokenFile: ct})
+	b := newAskingRig(t, nil, ServeOptions{Asks: Asks{Roots: true}, ClusterTokenFile: ct, Peers: []Peer{{Addr: a.srv.Addr()}}})
+	s := b.attach(t, AttachOptions{Client: mcprt.ClientHooks{Roots: []mcprt.Root{{URI: "file:///one"}}}})
+	ctx := testkit.Ctx(t)
+	roots := func() string {
+		res, err := s.CallTool(ctx, "ts", testserver.ToolAskRoots, nil)
+		switch {
+		case err != nil:
+			return "error: " + err.Error()
+		case len(res.Content) == 0:
+			return "no content"
+		}
+		return res.Content[0].Text
+	}
+	testkit.Poll(ctx, t, "a's server through b, asking the session on b", func() bool { return roots() == "file:///one" })
+	s.SetRoots([]mcprt.Root{{URI: "file:///two"}})
+	testkit.Poll(ctx, t, "a's server told its roots changed", func() bool { return rootsChanges(t, log) == 1 })
+	if got := roots(); got != "file:///two" {
+		t.Errorf("roots after SetRoots through the peer: %q", got)
 	}
 }
