@@ -29,6 +29,7 @@ func TestCommandsAttached(t *testing.T) {
 		"sc":   map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio --script " + script)},
 		"demo": map[string]any{"command": binary(t), "args": []string{"demo-server", "--root", t.TempDir()}},
 		"bad":  map[string]any{"url": "ftp://example.com/mcp"},
+		"ask":  map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio --client-requests")},
 	})
 	run := func(args ...string) outcome {
 		t.Helper()
@@ -66,6 +67,12 @@ func TestCommandsAttached(t *testing.T) {
 	if o.code != 0 || !strings.HasPrefix(o.stdout, `{"type":"subscribed"`) || !strings.Contains(o.stdout, `{"type":"wakeup","kind":"mcp-events"`) ||
 		!strings.Contains(o.stdout, `clock.tick`) {
 		t.Errorf("events subscribe: %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	// A server's roots/list during an attached call is answered with
+	// this process's --root.
+	root := t.TempDir()
+	if o := run("--root", root, "call", "ask_roots", "{}"); o.code != 0 || !strings.Contains(o.stdout, "file://"+root) {
+		t.Errorf("roots through --attach --root: %d %q %q", o.code, o.stdout, o.stderr)
 	}
 	// Completion offers the member's servers, and the tools its catalog
 	// knows (demo's, listed by the events commands above).
