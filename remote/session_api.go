@@ -48,11 +48,8 @@ func (s *Session) tool(d toolDef) mcprt.Tool {
 			if err != nil {
 				return failure(messages.AsError(err, messages.KindInternal, ""))
 			}
-			if r, ok := decodeResult(b); ok {
-				return r
-			}
-			var r mcprt.Result
-			if err := json.Unmarshal(b, &r); err != nil {
+			r, err := readResult(b)
+			if err != nil {
 				return failure(messages.Errorf(messages.KindInternal, "", "the shared runtime's result is malformed: %s", err))
 			}
 			return r
