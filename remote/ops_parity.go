@@ -100,11 +100,8 @@ func renderedResult(b []byte, err error) mcprt.Result {
 	if err != nil {
 		return failure(messages.AsError(err, messages.KindInternal, ""))
 	}
-	if r, ok := decodeResult(b); ok {
-		return r
-	}
-	var r mcprt.Result
-	if err := json.Unmarshal(b, &r); err != nil {
+	r, err := readResult(b)
+	if err != nil {
 		return failure(messages.Errorf(messages.KindInternal, "", "the shared runtime's result is malformed: %s", err))
 	}
 	return r
