@@ -34,8 +34,8 @@ import (
 // member with a final "failed" status (EndReason "overrun") saying how
 // many waited, queued after them, with the cursor of the last event
 // queued, so the session may resume from its Cursor without losing an
-// event. What the runtime delivers after that is not sent (the member
-// logs how many).
+// event. What the runtime delivers after that (before the end takes
+// effect) is counted (late) and not sent: it follows that cursor.
 
 const (
 	opSubscribe   = "subscribe"   // the typed API's Subscribe
