@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	mcprt "github.com/mcprt/mcprt"
@@ -273,4 +274,46 @@ func TestTypedBacklogIsBounded(t *testing.T) {
 	if life.Err() == nil {
 		t.Fatal("the overrun did not end the subscription's life")
 	}
+}
+
+// A handler may Stop its own subscription (the receiver that runs it
+// takes the member's answer later: no deadlock), and nothing follows; a
+// subscription that fails on its own (the server terminates the stream)
+// gives its final status to its handler, as the last delivery.
+func TestTypedStopInHandlerAndFinalStatus(t *testing.T) {
+	r := newRig(t, map[string]config.Server{"ev": evServer(t)}, ServeOptions{})
+	s := r.attach(t, AttachOptions{})
+	ctx := testkit.Ctx(t)
+	var self atomic.Pointer[Subscription]
+	var stopping typedRec
+	sub, err := s.Subscribe(ctx, "ev", testserver.EventTest, map[string]any{"tag": "h"}, func(d mcprt.Delivery) {
+		stopping.handle(d)
+		self.Load().Stop()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	self.Store(sub)
+	var ending typedRec
+	other, err := s.Subscribe(ctx, "ev", testserver.EventTest, map[string]any{"tag": "t"}, ending.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emitN(ctx, t, s, "h", 1, 1)
+	testkit.Poll(ctx, t, "the handler's Stop to close its stream", func() bool { return streamsOf(ctx, t, s) == 1 })
+	emitN(ctx, t, s, "h", 2, 2)
+	emitN(ctx, t, s, "t", 1, 1)
+	testkit.Poll(ctx, t, "the other subscription's event", func() bool { return len(ending.ns()) == 1 })
+	if got := joined(stopping.ns()); got != "1," {
+		t.Fatalf("deliveries after a Stop in the handler: %s", got)
+	}
+	if _, err := s.CallTool(ctx, "ev", testserver.ToolEventsFault, map[string]any{"fault": "terminate"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Poll(ctx, t, "the final status", func() bool { return ending.last().Status != nil })
+	if st := ending.last().Status; st.State != "failed" || st.Subscription != other.ID() {
+		t.Fatalf("the final status: %+v", st)
+	}
+	other.Stop() // after its end: nothing
+	testkit.Poll(ctx, t, "no stream left", func() bool { return streamsOf(ctx, t, s) == 0 })
 }
