@@ -15,6 +15,7 @@ import (
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/internal/testonly/testkit"
 	"github.com/mcprt/mcprt/internal/testonly/testserver"
+	"github.com/mcprt/mcprt/messages"
 )
 
 // typedRec records a typed subscription's deliveries and checks they
@@ -316,4 +317,33 @@ func TestTypedStopInHandlerAndFinalStatus(t *testing.T) {
 	}
 	other.Stop() // after its end: nothing
 	testkit.Poll(ctx, t, "no stream left", func() bool { return streamsOf(ctx, t, s) == 0 })
+}
+
+// A subscribe whose caller gives up before the server acknowledged it
+// leaves nothing running: the member's subscribe is cancelled, and a
+// server that acknowledges after all has its stream closed.
+func TestTypedSubscribeGivenUp(t *testing.T) {
+	r := newRig(t, map[string]config.Server{"ev": evServer(t)}, ServeOptions{})
+	s := r.attach(t, AttachOptions{})
+	ctx := testkit.Ctx(t)
+	if _, err := s.CallTool(ctx, "ev", "events_arm", map[string]any{"fault": "stall"}); err != nil {
+		t.Fatal(err)
+	}
+	subCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Subscribe(subCtx, "ev", testserver.EventTest, nil, func(mcprt.Delivery) { t.Error("a delivery of a subscription given up") })
+		done <- err
+	}()
+	testkit.Poll(ctx, t, "the stalled stream to open", func() bool { return streamsOf(ctx, t, s) == 1 })
+	cancel()
+	if err := <-done; !errors.Is(err, &mcprt.Error{Kind: messages.KindAborted}) {
+		t.Fatalf("a subscribe given up: %v", err)
+	}
+	_, _ = s.CallTool(ctx, "ev", testserver.ToolEventsFault, map[string]any{"fault": "resume"})
+	testkit.Poll(ctx, t, "no stream left", func() bool { return streamsOf(ctx, t, s) == 0 })
+	emitN(ctx, t, s, "", 1, 1)
+	if n := streamsOf(ctx, t, s); n != 0 {
+		t.Fatalf("%d streams after the subscribe was given up", n)
+	}
 }
