@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/internal/testonly/testserver"
 )
 
@@ -14,7 +15,7 @@ import (
 // unknown event is refused as embedded; unsubscribe ends the server's
 // stream, and a second one is an error.
 func TestSessionAttachedSubscribe(t *testing.T) {
-	addr := startServeWith(t, "ev", "--stdio --events")
+	addr := startServeConfig(t, map[string]any{"ev": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio --events")}})
 	s := startSidecar(t, "--attach", addr)
 	s.out, s.inSchema = sessionSchema(t, "output"), sessionSchema(t, "input")
 	s.await("the hello", func(string, map[string]any) bool { return true })
