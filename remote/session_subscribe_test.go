@@ -347,3 +347,38 @@ func TestTypedSubscribeGivenUp(t *testing.T) {
 		t.Fatalf("%d streams after the subscribe was given up", n)
 	}
 }
+
+// Two sessions' typed subscriptions of the same identity are separate
+// (as the runtime's typed subscriptions are never reused): a stream each,
+// every event to each, and one's Stop leaves the other's.
+func TestTypedSameIdentityNotShared(t *testing.T) {
+	r := newRig(t, map[string]config.Server{"ev": evServer(t)}, ServeOptions{})
+	a, b := r.attach(t, AttachOptions{}), r.attach(t, AttachOptions{})
+	ctx := testkit.Ctx(t)
+	var ra, rb typedRec
+	subA, err := a.Subscribe(ctx, "ev", testserver.EventTest, map[string]any{"tag": "s"}, ra.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subB, err := b.Subscribe(ctx, "ev", testserver.EventTest, map[string]any{"tag": "s"}, rb.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if subA.ID() == subB.ID() || streamsOf(ctx, t, a) != 2 {
+		t.Fatalf("one identity, two sessions: ids %s and %s, %d streams; want two of each", subA.ID(), subB.ID(), streamsOf(ctx, t, a))
+	}
+	emitN(ctx, t, a, "s", 1, 2)
+	testkit.Poll(ctx, t, "both sessions' events", func() bool { return len(ra.ns()) >= 2 && len(rb.ns()) >= 2 })
+	subA.Stop()
+	testkit.Poll(ctx, t, "a's stream to end", func() bool { return streamsOf(ctx, t, b) == 1 })
+	emitN(ctx, t, b, "s", 3, 3)
+	testkit.Poll(ctx, t, "b's third event", func() bool { return len(rb.ns()) >= 3 })
+	if ga, gb := joined(ra.ns()), joined(rb.ns()); ga != seq(1, 2) || gb != seq(1, 3) {
+		t.Fatalf("a got %s (want 1,2), b got %s (want 1 to 3)", ga, gb)
+	}
+	for _, e := range rb.events() {
+		if e.Subscription != subB.ID() {
+			t.Fatalf("b got an event of %s", e.Subscription)
+		}
+	}
+}
