@@ -42,7 +42,7 @@
 // goroutine (pool.go) that posts its result back to its session actor;
 // deliveries and notices reach session actors through the pool too, never
 // inline from the runtime's actors. A typed subscription's handler only
-// queues (at most 1,024 deliveries, then the subscription ends with an
+// queues (at most 1,024 deliveries or 32 MiB, then it ends with an
 // "overrun" status); one pool goroutine at a time drains its queue onto
 // the session's link, so a stalled session holds only that drain. Each link has one goroutine reading
 // it on each side, running the addressed actor inline. Server.Close and

@@ -30,10 +30,10 @@ import (
 //
 // A session that does not take its deliveries (its link backs up, its
 // handler is slow) cannot hold the runtime back: at most maxTypedBacklog
-// deliveries wait per subscription; one more ends the subscription on the
-// member with a final "failed" status (EndReason "overrun") saying how
-// many waited, queued after them, with the cursor of the last event
-// queued, so the session may resume from its Cursor without losing an
+// deliveries (maxTypedBacklogBytes of data) wait per subscription; one
+// more ends the subscription on the member with a final "failed" status
+// (EndReason "overrun") saying how many waited, queued after them, with
+// the cursor of the last event queued, so the session may resume from its Cursor without losing an
 // event. What the runtime delivers after that (before the end takes
 // effect) is counted (late) and not sent: it follows that cursor.
 
@@ -43,8 +43,12 @@ const (
 )
 
 // maxTypedBacklog bounds the deliveries of one typed subscription waiting
-// for its session.
-const maxTypedBacklog = 1024
+// for its session, and maxTypedBacklogBytes their events' data (one
+// delivery may wait whatever its size).
+const (
+	maxTypedBacklog      = 1024
+	maxTypedBacklogBytes = 32 << 20
+)
 
 // maxTypedBatch bounds the deliveries one typedMsg carries, and
 // maxTypedBatchBytes their data (a batch holds at least one).
@@ -107,11 +111,13 @@ type typedSub struct {
 	// The fields below are guarded by mu.
 	handle  typedHandle // set once subscribed
 	queue   []mcprt.Delivery
-	adopted bool // the session has the subscribe's reply: deliveries may leave
-	sending bool // a drain runs
-	final   bool // the final status is queued: nothing follows it
-	halted  bool // ended here: nothing more is sent
-	late    int  // deliveries after an overrun, not sent
+	bytes   int    // the queued events' data
+	cursor  string // the last queued event's cursor
+	adopted bool   // the session has the subscribe's reply: deliveries may leave
+	sending bool   // a drain runs
+	final   bool   // the final status is queued: nothing follows it
+	halted  bool   // ended here: nothing more is sent
+	late    int    // deliveries after an overrun, not sent
 }
 
 // startTyped runs a typed subscribe or unsubscribe on the pool (start

@@ -22,12 +22,20 @@ func (t *typedSub) deliver(d mcprt.Delivery) {
 		t.mu.Unlock()
 		return
 	}
-	overrun := !final && len(t.queue) >= maxTypedBacklog
+	size := 0
+	if d.Event != nil {
+		size = len(d.Event.Data)
+	}
+	overrun := !final && len(t.queue) > 0 && (len(t.queue) >= maxTypedBacklog || t.bytes+size > maxTypedBacklogBytes)
+	waited, waitedBytes := len(t.queue), t.bytes
 	if overrun {
-		d = t.overrunLocked(d)
+		d, size = t.overrunLocked(d), 0
 		final = true
+	} else if d.Event != nil {
+		t.cursor = d.Event.Cursor
 	}
 	t.queue = append(t.queue, d)
+	t.bytes += size
 	t.final = final
 	kick := t.adopted && !t.sending
 	if kick {
@@ -36,7 +44,7 @@ func (t *typedSub) deliver(d mcprt.Delivery) {
 	t.mu.Unlock()
 	if overrun {
 		t.a.srv.logger.Warn("remote: a session did not take its typed subscription's deliveries; it was ended",
-			"session", t.a.self.Id, "subscription", d.Status.Subscription, "waiting", maxTypedBacklog)
+			"session", t.a.self.Id, "subscription", d.Status.Subscription, "waiting", waited, "bytes", waitedBytes)
 		t.end()
 	}
 	if final {
@@ -56,14 +64,9 @@ func (t *typedSub) overrunLocked(d mcprt.Delivery) mcprt.Delivery {
 	} else if d.Status != nil {
 		st.Subscription, st.Server, st.Name = d.Status.Subscription, d.Status.Server, d.Status.Name
 	}
-	for i := len(t.queue) - 1; i >= 0; i-- {
-		if e := t.queue[i].Event; e != nil {
-			st.Cursor = e.Cursor
-			break
-		}
-	}
-	st.Error = "the session did not take this subscription's deliveries in time (" + strconv.Itoa(maxTypedBacklog) +
-		" waited): the member ended it; subscribe again from its last cursor to go on"
+	st.Cursor = t.cursor
+	st.Error = "the session did not take this subscription's deliveries in time (" + strconv.Itoa(len(t.queue)) +
+		" deliveries of " + strconv.Itoa(t.bytes) + " bytes waited): the member ended it; subscribe again from its last cursor to go on"
 	t.late++
 	return mcprt.Delivery{Status: st}
 }
@@ -105,14 +108,20 @@ func (t *typedSub) drain() {
 			return
 		}
 		n, size := 0, 0
-		for n < len(t.queue) && n < maxTypedBatch && (n == 0 || size < maxTypedBatchBytes) {
+		for n < len(t.queue) && n < maxTypedBatch {
+			next := 0
 			if e := t.queue[n].Event; e != nil {
-				size += len(e.Data)
+				next = len(e.Data)
 			}
+			if n > 0 && size+next > maxTypedBatchBytes {
+				break
+			}
+			size += next
 			n++
 		}
 		batch := slices.Clone(t.queue[:n])
 		t.queue = slices.Delete(t.queue, 0, n)
+		t.bytes -= size
 		t.mu.Unlock()
 		// On the session's link, as its replies (after the subscribe's):
 		// a session that stops reading holds only this drain, until its
@@ -124,7 +133,7 @@ func (t *typedSub) drain() {
 // halt stops sending: the session stopped the subscription or ended.
 func (t *typedSub) halt() {
 	t.mu.Lock()
-	t.halted, t.queue = true, nil
+	t.halted, t.queue, t.bytes = true, nil, 0
 	t.mu.Unlock()
 }
 

@@ -275,6 +275,20 @@ func TestTypedBacklogIsBounded(t *testing.T) {
 	if life.Err() == nil {
 		t.Fatal("the overrun did not end the subscription's life")
 	}
+
+	// The data bound: 32 events of 1 MiB wait, the 33rd ends it.
+	life2, end2 := context.WithCancel(context.Background())
+	defer end2()
+	big := &typedSub{key: 2, a: ts.a, life: life2, end: end2}
+	mib := json.RawMessage(make([]byte, 1<<20))
+	for i := 0; i < 40; i++ {
+		big.deliver(mcprt.Delivery{Event: &mcprt.Event{Subscription: "s2", Cursor: fmt.Sprint(i), Data: mib}})
+	}
+	big.mu.Lock()
+	defer big.mu.Unlock()
+	if n := len(big.queue); n != 33 || big.queue[32].Status == nil || big.queue[32].Status.Cursor != "31" || big.bytes != 32<<20 {
+		t.Fatalf("%d queued, %d bytes; want 32 events of 1 MiB and the overrun's status after the 32nd", n, big.bytes)
+	}
 }
 
 // A handler may Stop its own subscription (the receiver that runs it
