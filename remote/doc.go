@@ -44,8 +44,9 @@
 // inline from the runtime's actors. A typed subscription's handler only
 // queues (at most 1,024 deliveries or 32 MiB, then it ends with an
 // "overrun" status); one pool goroutine at a time drains its queue onto
-// the session's link, so a stalled session holds only that drain. Each link has one goroutine reading
-// it on each side, running the addressed actor inline. Server.Close and
+// the session's link, so a stalled session holds only that drain. Each
+// link has one goroutine reading it on each side, running the addressed
+// actor inline. Server.Close and
 // Session.Close wait for every goroutine they started (the pool's, the
 // calls', the links', the membership's tick;
 // protoactor's cluster gossiper keeps a log-throttle timer goroutine of

@@ -139,8 +139,8 @@ func (s *Session) unsubscribeLater(key uint64) {
 // silence) ends it on the member. When the member is lost, h gets a final
 // "failed" status (EndReason "disconnected"); a session whose handler does
 // not keep up gets a final "failed" status (EndReason "overrun") once
-// 1,024 deliveries (or 32 MiB) wait on the member (docs/shared.md). A server another
-// member runs is subscribed there, through this member.
+// 1,024 deliveries (or 32 MiB) wait on the member (docs/shared.md). A
+// server another member runs is subscribed there, through this member.
 func (s *Session) Subscribe(ctx context.Context, server, event string, args any, h mcprt.EventHandler, opts ...mcprt.SubscribeOption) (*Subscription, error) {
 	if h == nil || event == "" {
 		return nil, messages.Errorf(messages.KindInvalidArgs, server, "Subscribe needs an event name and a handler")
