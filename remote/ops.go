@@ -54,6 +54,8 @@ func (s *Server) execute(ctx context.Context, m *requestMsg, fromMember bool) (r
 		if b, sub, handled, err := s.forward(ctx, m); handled {
 			return b, sub, err
 		}
+	} else {
+		ctx = forwarded(ctx) // peers_catalog.go
 	}
 	rt := s.rt
 	var out any
@@ -115,6 +117,9 @@ func (s *Server) execute(ctx context.Context, m *requestMsg, fromMember bool) (r
 		out = tools
 	default:
 		res, ok, err := executeCatalog(ctx, rt, m)
+		if !ok {
+			res, ok, err = s.executePeerCatalog(ctx, m) // peers_catalog.go
+		}
 		if !ok {
 			res, ok, err = s.executeParity(ctx, m, fromMember) // ops_parity.go
 		}

@@ -24,6 +24,8 @@ func TestSessionHasTheRuntimesAPI(t *testing.T) {
 		"LiveActors":       "the count of the runtime's own actors: a session runs none",
 		"AuthServers":      "OAuth is the member's: its servers are logged in where they run (runtime auth)",
 		"Authorizer":       "OAuth is the member's: its servers are logged in where they run (runtime auth)",
+		"ExportedServers":  "a member's own wiring: what it offers the members of its cluster",
+		"SetPeers":         "a member's own wiring: the servers the members of its cluster run",
 	}
 	// A session's own type stands for the runtime's, with its methods.
 	own := strings.NewReplacer("*remote.Subscription", "*mcprt.Subscription")

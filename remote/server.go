@@ -104,6 +104,7 @@ type Server struct {
 	member    *provider      // the cluster membership (membership.go)
 	peerLinks peerLinks      // this member's sessions on the other members (cluster.go)
 	peerSubs  peerSubs       // subscriptions that live on a peer (peers_events.go)
+	peerCat   peerCatalogs   // the other members' catalogs, for the mcp tool (peers_catalog.go)
 	links     serverLinks    // the session processes' links (server_links.go)
 	watch     changeWatch    // the runtime's changes, told to sessions (server_watch.go)
 	sup       *supervision   // the gateway's and the session actors' (supervise.go)
@@ -176,6 +177,7 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		s.n = n
 	}
 	s.watchChanges(rt)
+	rt.SetPeers(peersOf{s}) // peers_catalog.go
 	return nil
 }
 
@@ -225,6 +227,7 @@ func (s *Server) Close() error {
 		if s.n == nil {
 			return
 		}
+		s.rt.SetPeers(nil)
 		if s.sub != nil {
 			s.sub.unsubscribe()
 		}

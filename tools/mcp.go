@@ -139,6 +139,10 @@ type MCP struct {
 	directPrints atomic.Pointer[map[toolKey]string]
 	// tried holds the servers whose listing was tried to judge a name.
 	tried sync.Map
+	// peers offers the servers other members run (nil: none; peers.go),
+	// and peerCat is what they offered last.
+	peers   atomic.Pointer[peerHook]
+	peerCat atomic.Pointer[peerState]
 }
 
 // toolKey names one server's tool.
@@ -191,7 +195,7 @@ func (m *MCP) description() string {
 	return b.String()
 }
 
-func (m *MCP) view() *view { return m.views.get(m.src, m.cfg) }
+func (m *MCP) view() *view { return m.views.get(m.src, m.cfg, m.peerCat.Load()) }
 
 // Execute dispatches on the arguments in a fixed order: action > tool >
 // connect > describe > instructions > search > server (list) > status.
@@ -266,9 +270,13 @@ func (m *MCP) dispatch(ctx context.Context, a *mcpArgs) Result {
 	case a.Connect != "":
 		return m.connect(ctx, a.Connect)
 	case a.Describe != "":
-		return m.describe(a.Describe)
+		notes := m.syncPeers(ctx, false)
+		return withNotes(m.describe(a.Describe), notes)
 	case a.Instructions != "":
 		return m.instructions(a.Instructions)
+	case a.Search != nil && a.Server == "":
+		notes := m.syncPeers(ctx, false)
+		return withNotes(m.search(ctx, *a), notes)
 	case a.Search != nil:
 		return m.search(ctx, *a)
 	case a.Server != "":

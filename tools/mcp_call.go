@@ -16,9 +16,10 @@ func (m *MCP) call(ctx context.Context, name string, rawArgs json.RawMessage) Re
 	if aerr != nil {
 		return failure(aerr)
 	}
+	notes := m.syncPeers(ctx, true)
 	e, err := m.resolve(ctx, name)
 	if err != nil {
-		return failure(err)
+		return withNotes(failure(err), notes)
 	}
 	return m.invoke(ctx, e, args)
 }
@@ -57,6 +58,9 @@ func (m *MCP) callOn(ctx context.Context, server, tool string, rawArgs json.RawM
 func (m *MCP) invoke(ctx context.Context, e *entry, args json.RawMessage) Result {
 	if m.sys == nil {
 		return failure(errCacheView)
+	}
+	if e.Member != "" {
+		return m.peerCall(ctx, e, args)
 	}
 	if e.Resource != nil {
 		params, _ := json.Marshal(map[string]string{"uri": e.Resource.URI})

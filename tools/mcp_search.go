@@ -41,7 +41,7 @@ func (m *MCP) search(ctx context.Context, a mcpArgs) Result {
 		offset = *a.Offset
 	}
 	v := m.view()
-	ix := v.searchIndex(m.cfg)
+	ix := v.searchIndex()
 	var keep func(int) bool
 	if a.Server != "" {
 		keep = func(i int) bool { return v.entries[i].Server == a.Server }
@@ -139,8 +139,8 @@ func (m *MCP) hostMatches(q string, regex bool) string {
 // tools are not known yet.
 func (m *MCP) unlisted(v *view, server string) []string {
 	var out []string
-	for _, s := range m.cfg.order {
-		if (server == "" || s == server) && !m.cfg.byName[s].Disabled && !v.snap.Server(s).Known() {
+	for _, s := range v.cfg.order {
+		if (server == "" || s == server) && !v.cfg.byName[s].Disabled && !v.snap.Server(s).Known() {
 			out = append(out, s)
 		}
 	}

@@ -20,6 +20,9 @@ type entry struct {
 	Prefixed string
 	Tool     *catalog.Tool     // nil for a resource tool
 	Resource *catalog.Resource // set for a resource tool
+	// Member is where a server another member runs is (peers.go); "" for
+	// this runtime's own servers.
+	Member string
 }
 
 // Description returns the tool's description (a resource's for a resource
@@ -40,7 +43,9 @@ func (e *entry) Description() string {
 // index. It is immutable; a new one is built when the catalog changes.
 type view struct {
 	version  uint64
+	peers    *peerState // the peers' servers it was built with (nil: none)
 	snap     serverCatalogs
+	cfg      *servers // the configuration, with the peers' servers added
 	entries  []entry
 	byServer map[string][]int
 	byName   map[string][]int // a tool's own name → entries, by server order
@@ -79,18 +84,22 @@ type views struct {
 
 // get returns the view of the current snapshot, building it if the catalog
 // changed since the last one.
-func (vs *views) get(src source, cfg *servers) *view {
+func (vs *views) get(src source, cfg *servers, peers *peerState) *view {
 	version, snap := src.catalog()
-	if v := vs.cur.Load(); v != nil && v.version == version {
+	if v := vs.cur.Load(); v != nil && v.version == version && v.peers == peers {
 		return v
 	}
 	v := buildView(version, snap, cfg)
+	if peers != nil {
+		v.addPeers(peers)
+	}
+	v.peers = peers
 	vs.cur.Store(v)
 	return v
 }
 
 func buildView(version uint64, snap serverCatalogs, cfg *servers) *view {
-	v := &view{version: version, snap: snap, byServer: map[string][]int{}, byName: map[string][]int{}}
+	v := &view{version: version, snap: snap, cfg: cfg, byServer: map[string][]int{}, byName: map[string][]int{}}
 	for _, name := range cfg.order {
 		sc := cfg.byName[name]
 		c := snap.Server(name)
@@ -146,7 +155,8 @@ func (v *view) nameIndexes() {
 }
 
 // searchIndex returns the view's search index, building it once.
-func (v *view) searchIndex(cfg *servers) *catalog.Index {
+func (v *view) searchIndex() *catalog.Index {
+	cfg := v.cfg
 	v.indexOnce.Do(func() {
 		docs := make([]catalog.Doc, len(v.entries))
 		for i := range v.entries {

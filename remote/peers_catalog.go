@@ -1,0 +1,264 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/tools"
+)
+
+// The `mcp` tool across members: a member's `mcp` search, describe and
+// call by a tool's name alone cover the servers the other live members
+// run (tools/peers.go). Before each, the member asks every live member,
+// through its session there and at once, for its own servers as its `mcp`
+// tool exposes them (opPeerCatalog; the answer is only "same" when that
+// member's catalog has not changed since the version this member holds).
+// A member that does not answer within PeerCatalogBound, or cannot be
+// reached, is left out of that answer with a note naming its servers; so
+// are the servers of a member that left. A call of a peer's tool is
+// forwarded as an `mcp` call naming its server. docs/shared.md, "Several
+// members".
+
+// opPeerCatalog asks a member for its own servers as its `mcp` tool
+// exposes them (never forwarded).
+const opPeerCatalog = "peerCatalog"
+
+// PeerCatalogBound is how long an `mcp` search, describe or call by a
+// tool's name alone waits for the other members' catalogs.
+const PeerCatalogBound = 2 * time.Second
+
+// maxPeerCatalog bounds the catalog one member sends (the catalog's own
+// limits keep a server's far below it).
+const maxPeerCatalog = 16 << 20
+
+// peerCatalogArgs are opPeerCatalog's arguments.
+type peerCatalogArgs struct {
+	// Since is the version the asker holds (0: none).
+	Since uint64 `json:"since,omitempty"`
+	// List has the member list its servers never listed first.
+	List bool `json:"list,omitempty"`
+}
+
+// peerCatalogReply is opPeerCatalog's answer.
+type peerCatalogReply struct {
+	Version uint64 `json:"version"`
+	// Same says the catalog is the one of version Since (Servers is then
+	// empty).
+	Same    bool               `json:"same,omitempty"`
+	Servers []mcprt.PeerServer `json:"servers,omitempty"`
+}
+
+// executePeerCatalog answers opPeerCatalog; ok is false for any other
+// operation.
+func (s *Server) executePeerCatalog(ctx context.Context, m *requestMsg) (out any, ok bool, err error) {
+	if m.Op != opPeerCatalog {
+		return nil, false, nil
+	}
+	var a peerCatalogArgs
+	if len(m.Args) > 0 {
+		if err := json.Unmarshal(m.Args, &a); err != nil {
+			return nil, true, messages.Errorf(messages.KindInvalidArgs, "", "peerCatalog arguments: %s", err)
+		}
+	}
+	version, servers := s.rt.ExportedServers(ctx, a.List)
+	if a.Since != 0 && version == a.Since {
+		return peerCatalogReply{Version: version, Same: true}, true, nil
+	}
+	return peerCatalogReply{Version: version, Servers: servers}, true, nil
+}
+
+// forwardedKey marks the context of a request another member forwarded:
+// the `mcp` tool does not pass it on again.
+type forwardedKey struct{}
+
+func forwarded(ctx context.Context) context.Context {
+	return context.WithValue(ctx, forwardedKey{}, true)
+}
+
+func isForwarded(ctx context.Context) bool { return ctx.Value(forwardedKey{}) != nil }
+
+// peerCatalogs holds the catalogs fetched from the other members.
+type peerCatalogs struct {
+	mu sync.Mutex
+	// The fields below are guarded by mu.
+	by      map[string]peerCatalogReply // by member id
+	version uint64                      // grows whenever what servers returns changes
+	shown   string                      // the member ids and versions last returned
+	last    []mcprt.PeerServer          // what was returned last
+}
+
+// peersOf is the member's tools.Peers: the `mcp` tool's view of the other
+// members' servers.
+type peersOf struct{ s *Server }
+
+var _ tools.Peers = peersOf{}
+
+// fetched is one member's answer.
+type fetched struct {
+	m   memberInfo
+	r   peerCatalogReply
+	err error
+}
+
+// Servers fetches every live member's catalog at once, within the bound,
+// and merges them (members by address, a server once).
+func (p peersOf) Servers(ctx context.Context, list bool) (uint64, []mcprt.PeerServer, []string) {
+	s := p.s
+	c := &s.peerCat
+	if isForwarded(ctx) || s.member == nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.version, c.last, nil
+	}
+	live := s.member.live()
+	got := map[string]fetched{}
+	if len(live) > 0 {
+		s.fetchCatalogs(ctx, live, list, got)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.by == nil {
+		c.by = map[string]peerCatalogReply{}
+	}
+	var servers []mcprt.PeerServer
+	var shown []string
+	var notes []string
+	own := s.rt.Servers()
+	have := func(name string) bool {
+		return slices.Contains(own, name) || slices.ContainsFunc(servers, func(o mcprt.PeerServer) bool { return o.Name == name })
+	}
+	var failed []fetched
+	for _, m := range live {
+		f := got[m.ID]
+		if f.err != nil {
+			failed = append(failed, f)
+			continue
+		}
+		if !f.r.Same {
+			c.by[m.ID] = f.r
+		}
+		r := c.by[m.ID]
+		shown = append(shown, fmt.Sprintf("%s@%d", m.ID, r.Version))
+		for _, ps := range r.Servers {
+			if !have(ps.Name) {
+				ps.Member = m.Addr
+				servers = append(servers, ps)
+			}
+		}
+	}
+	missing := func(names []string) []string {
+		return slices.DeleteFunc(slices.Clone(names), have)
+	}
+	for _, f := range failed {
+		if names := missing(f.m.Servers); len(names) > 0 {
+			notes = append(notes, fmt.Sprintf("the tools of %s on the member at %s, which cannot be reached now (%s)", strings.Join(names, ", "), f.m.Addr, f.err))
+		}
+	}
+	for _, m := range s.member.gone("") {
+		if names := missing(m.Servers); len(names) > 0 {
+			notes = append(notes, fmt.Sprintf("the tools of %s on the member at %s, which left the cluster", strings.Join(names, ", "), m.Addr))
+		}
+	}
+	// Forget the catalogs of members no longer live.
+	for id := range c.by {
+		if !slices.ContainsFunc(live, func(m memberInfo) bool { return m.ID == id }) {
+			delete(c.by, id)
+		}
+	}
+	if key := strings.Join(shown, " "); key != c.shown || c.version == 0 {
+		c.shown, c.last = key, servers
+		c.version++
+	}
+	return c.version, c.last, notes
+}
+
+// fetchCatalogs asks the members at once, waiting at most the bound:
+// one that has not answered by then is left out.
+func (s *Server) fetchCatalogs(ctx context.Context, live []memberInfo, list bool, got map[string]fetched) {
+	answers := make(chan fetched, len(live))
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t := s.clock.AfterFunc(PeerCatalogBound, cancel)
+	defer t.Stop()
+	for _, m := range live {
+		go func() { answers <- s.fetchCatalog(bctx, m, list) }()
+	}
+	for len(got) < len(live) {
+		select {
+		case f := <-answers:
+			got[f.m.ID] = f
+		case <-bctx.Done():
+			why := fmt.Errorf("it did not answer within %s", PeerCatalogBound)
+			if ctx.Err() != nil {
+				why = fmt.Errorf("the call ended first")
+			}
+			for _, m := range live {
+				if _, ok := got[m.ID]; !ok {
+					got[m.ID] = fetched{m: m, err: why}
+				}
+			}
+		}
+	}
+}
+
+// fetchCatalog asks one member for its catalog, with the version held.
+func (s *Server) fetchCatalog(ctx context.Context, m memberInfo, list bool) fetched {
+	ps, err := s.link(m).session(ctx, s)
+	if err != nil {
+		return fetched{m: m, err: err}
+	}
+	s.peerCat.mu.Lock()
+	since := s.peerCat.by[m.ID].Version
+	s.peerCat.mu.Unlock()
+	args, _ := json.Marshal(peerCatalogArgs{Since: since, List: list})
+	b, err := ps.request(ctx, opPeerCatalog, "", args)
+	if err != nil {
+		return fetched{m: m, err: err}
+	}
+	if len(b) > maxPeerCatalog {
+		return fetched{m: m, err: fmt.Errorf("its catalog is over %d MiB", maxPeerCatalog>>20)}
+	}
+	var r peerCatalogReply
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fetched{m: m, err: fmt.Errorf("its catalog is malformed: %w", err)}
+	}
+	if r.Same && r.Version != since {
+		return fetched{m: m, err: fmt.Errorf("its catalog is malformed: version %d is not the one held", r.Version)}
+	}
+	return fetched{m: m, r: r}
+}
+
+// Call calls a peer's tool through the `mcp` tool of a member running its
+// server (forwardTo's choice), as an `mcp` call naming the server.
+func (p peersOf) Call(ctx context.Context, server, tool string, args json.RawMessage) mcprt.Result {
+	s := p.s
+	if isForwarded(ctx) || s.member == nil {
+		return failure(messages.Errorf(messages.KindServerNotFound, server, "server %q runs on another member (a request a member forwarded is not forwarded again)", server))
+	}
+	_, ps, err := s.forwardTo(ctx, server)
+	if err != nil {
+		return failure(messages.AsError(err, messages.KindDisconnected, server))
+	}
+	if ps == nil {
+		return failure(messages.Errorf(messages.KindDisconnected, server, "server %q runs on another member, and no live member runs it now", server))
+	}
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	a, err := json.Marshal(struct {
+		Server string          `json:"server"`
+		Tool   string          `json:"tool"`
+		Args   json.RawMessage `json:"args"`
+	}{server, tool, args})
+	if err != nil {
+		return failure(messages.Errorf(messages.KindInvalidArgs, server, "arguments: %s", err))
+	}
+	return renderedResult(ps.request(ctx, opTool, tools.MCPToolName, a))
+}
