@@ -20,7 +20,8 @@ import (
 // through its session there and at once, for its own servers as its `mcp`
 // tool exposes them (opPeerCatalog; the answer is only "same" when that
 // member's catalog has not changed since the version this member holds).
-// A member that does not answer within PeerCatalogBound, or cannot be
+// A member that does not answer within PeerCatalogBound (PeerListBound
+// for a call, which has it list its servers first), or cannot be
 // reached, is left out of that answer with a note naming its servers; so
 // are the servers of a member that left. A call of a peer's tool is
 // forwarded as an `mcp` call naming its server. docs/shared.md, "Several
@@ -30,9 +31,14 @@ import (
 // exposes them (never forwarded).
 const opPeerCatalog = "peerCatalog"
 
-// PeerCatalogBound is how long an `mcp` search, describe or call by a
-// tool's name alone waits for the other members' catalogs.
+// PeerCatalogBound is how long an `mcp` search or describe waits for the
+// other members' catalogs.
 const PeerCatalogBound = 2 * time.Second
+
+// PeerListBound is how long an `mcp` call by a tool's name alone waits for
+// them: each member first lists its servers never listed, which starts
+// them (as the call would here).
+const PeerListBound = 30 * time.Second
 
 // maxPeerCatalog bounds the catalog one member sends (the catalog's own
 // limits keep a server's far below it).
@@ -185,7 +191,11 @@ func (s *Server) fetchCatalogs(ctx context.Context, live []memberInfo, list bool
 	answers := make(chan fetched, len(live))
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	t := s.clock.AfterFunc(PeerCatalogBound, cancel)
+	bound := PeerCatalogBound
+	if list {
+		bound = PeerListBound
+	}
+	t := s.clock.AfterFunc(bound, cancel)
 	defer t.Stop()
 	for _, m := range live {
 		go func() { answers <- s.fetchCatalog(bctx, m, list) }()
@@ -195,7 +205,7 @@ func (s *Server) fetchCatalogs(ctx context.Context, live []memberInfo, list bool
 		case f := <-answers:
 			got[f.m.ID] = f
 		case <-bctx.Done():
-			why := fmt.Errorf("it did not answer within %s", PeerCatalogBound)
+			why := fmt.Errorf("it did not answer within %s", bound)
 			if ctx.Err() != nil {
 				why = fmt.Errorf("the call ended first")
 			}

@@ -71,6 +71,11 @@ func TestMCPToolSeesPeersServers(t *testing.T) {
 		t.Fatalf("describe through b: %q", res.Text)
 	}
 
+	res = mcpOn(ctx, t, s, `{"instructions":"one"}`)
+	if res.IsError || res.Details["server"] != "one" {
+		t.Fatalf("instructions of a's server through b: %q", res.Text)
+	}
+
 	// a stops without a word (as if killed).
 	_ = a.srv.member.Shutdown(false)
 	_ = a.srv.Close()

@@ -273,7 +273,8 @@ func (m *MCP) dispatch(ctx context.Context, a *mcpArgs) Result {
 		notes := m.syncPeers(ctx, false)
 		return withNotes(m.describe(a.Describe), notes)
 	case a.Instructions != "":
-		return m.instructions(a.Instructions)
+		notes := m.syncPeers(ctx, false)
+		return withNotes(m.instructions(a.Instructions), notes)
 	case a.Search != nil && a.Server == "":
 		notes := m.syncPeers(ctx, false)
 		return withNotes(m.search(ctx, *a), notes)

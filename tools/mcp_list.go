@@ -205,10 +205,11 @@ func (m *MCP) connect(ctx context.Context, server string) Result {
 
 // instructions is the instructions mode: a server's full usage guidance.
 func (m *MCP) instructions(server string) Result {
-	if _, ok := m.cfg.byName[server]; !ok {
+	v := m.view() // another member's server too (peers.go)
+	if _, ok := v.cfg.byName[server]; !ok {
 		return failure(m.notConfigured(server))
 	}
-	c := m.catalogOf(server)
+	c := v.snap.Server(server)
 	text := c.Instructions
 	switch {
 	case text != "":

@@ -1,0 +1,79 @@
+//go:build unix
+
+package e2e
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// TestSharedMCPToolSeesPeers: member C runs no servers and names member
+// A, which runs ts. A session on C finds ts's tool with the mcp tool's
+// search (marked with ts), describes it and calls it by its name alone;
+// a call by name alone in flight when A dies fails once naming A; then
+// search no longer offers ts's tools and says why, and a call by name
+// alone fails at once naming ts and A.
+func TestSharedMCPToolSeesPeers(t *testing.T) {
+	t.Parallel()
+	ct := clusterTokenFile(t)
+	a := startMemberWith(t, nil, nil, map[string]string{envCluster: ct}) // runs "ts"
+	c := startMemberWith(t, nil, map[string]any{}, map[string]string{envServePeer: a.addr, envCluster: ct})
+	ctx := testCtx(t)
+	s := attach(t, c, nil)
+	poll(ctx, t, "C to have A in its membership", func() bool { return slices.Contains(s.Servers(), "ts") })
+	// ts is listed on A (a session of A's own connects it).
+	sa := attach(t, a, nil)
+	if res := mcpCall(ctx, t, sa, `{"connect":"ts"}`); res.IsError {
+		t.Fatalf("connect ts on A: %q", res.Text)
+	}
+
+	res := mcpCall(ctx, t, s, `{"search":"echo message"}`)
+	var matches []struct{ Server, Tool string }
+	b, _ := json.Marshal(res.Details["matches"])
+	_ = json.Unmarshal(b, &matches)
+	if res.IsError || len(matches) == 0 || matches[0].Server != "ts" || matches[0].Tool != "echo" || !strings.Contains(res.Text, "- echo (ts)") {
+		t.Fatalf("search through C: %q %s, want A's echo first, marked ts", res.Text, b)
+	}
+	res = mcpCall(ctx, t, s, `{"describe":"echo"}`)
+	if res.IsError || !strings.Contains(res.Text, "Server: ts") || !strings.Contains(res.Text, "Text to echo") {
+		t.Fatalf("describe through C: %q", res.Text)
+	}
+	wantOK(t, mcpCall(ctx, t, s, `{"tool":"echo","args":{"message":"by name"}}`), "echo: by name")
+
+	done := make(chan mcprt.Result, 2)
+	go func() { done <- mcpCall(ctx, t, s, `{"tool":"hang","args":{}}`) }()
+	poll(ctx, t, "the hang call in flight on A", func() bool { return tsStatus(t, s).Leases == 1 })
+	if err := syscall.Kill(-a.proc.Cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var r mcprt.Result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		t.Fatal("the call in flight on A was not failed after A died")
+	}
+	wantError(t, r, messages.KindDisconnected.Code(), "")
+	if !strings.Contains(r.Text, a.addr) {
+		t.Errorf("error %q does not name the member that died (%s)", r.Text, a.addr)
+	}
+	select {
+	case extra := <-done:
+		t.Fatalf("a second answer to one call: %+v", extra)
+	default:
+	}
+
+	res = mcpCall(ctx, t, s, `{"search":"echo message"}`)
+	if strings.Contains(res.Text, "- echo (ts)") || !strings.Contains(res.Text, "the tools of ts on the member at "+a.addr) {
+		t.Fatalf("search through C after A died: %q, want ts's tools left out, saying so", res.Text)
+	}
+	res = mcpCall(ctx, t, s, `{"tool":"echo","args":{"message":"x"}}`)
+	if !res.IsError || !strings.Contains(res.Text, "ts on the member at "+a.addr) {
+		t.Fatalf("a call by name alone after A died: %q, want an error naming ts and A", res.Text)
+	}
+}
