@@ -3,10 +3,12 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/config"
@@ -110,5 +112,27 @@ func TestMCPToolAmbiguousAcrossMembers(t *testing.T) {
 	res = mcpOn(ctx, t, s, `{"tool":"two_echo","args":{"message":"on b"}}`)
 	if res.IsError || !strings.Contains(res.Text, "echo: on b") {
 		t.Fatalf("two_echo through b: %q", res.Text)
+	}
+}
+
+// A live member that never answers is left out of a search after the
+// bound, with a note naming its servers: it never holds the search up.
+func TestMCPToolLeavesOutSilentMember(t *testing.T) {
+	ct := filepath.Join(t.TempDir(), "cluster.token")
+	r := newRig(t, nil, ServeOptions{ClusterTokenFile: ct, MemberTimeout: time.Hour})
+	ctx := testkit.Ctx(t)
+	// A member that takes connections and never says a word.
+	hole, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hole.Close() })
+	r.srv.member.heardView(&viewMsg{From: memberInfo{ID: "silent", Addr: hole.Addr().String(), Servers: []string{"stolen"}, Token: "its-token"}})
+	testkit.Poll(ctx, t, "the silent member to join", func() bool { return slices.Contains(liveAddrs(r), hole.Addr().String()) })
+	s := r.attach(t, AttachOptions{})
+	res := mcpOn(ctx, t, s, `{"search":"echo"}`)
+	want := "the tools of stolen on the member at " + hole.Addr().String() + ", which cannot be reached now (it did not answer within 2s)"
+	if !strings.Contains(res.Text, want) {
+		t.Fatalf("search with a silent member: %q, want it left out: %q", res.Text, want)
 	}
 }
