@@ -11,7 +11,6 @@ import (
 
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/messages"
-	"github.com/mcprt/mcprt/tools"
 )
 
 // The `mcp` tool across members: a member's `mcp` search, describe and
@@ -100,11 +99,11 @@ type peerCatalogs struct {
 	last    []mcprt.PeerServer          // what was returned last
 }
 
-// peersOf is the member's tools.Peers: the `mcp` tool's view of the other
+// peersOf is the member's mcprt.Peers: the `mcp` tool's view of the other
 // members' servers.
 type peersOf struct{ s *Server }
 
-var _ tools.Peers = peersOf{}
+var _ mcprt.Peers = peersOf{}
 
 // fetched is one member's answer.
 type fetched struct {
@@ -270,5 +269,5 @@ func (p peersOf) Call(ctx context.Context, server, tool string, args json.RawMes
 	if err != nil {
 		return failure(messages.Errorf(messages.KindInvalidArgs, server, "arguments: %s", err))
 	}
-	return renderedResult(ps.request(ctx, opTool, tools.MCPToolName, a))
+	return renderedResult(ps.request(ctx, opTool, mcprt.MCPToolName, a))
 }

@@ -11,8 +11,10 @@
 // at once. It blocks its caller until the answer arrives or the caller's
 // context ends, talking to the actors only through actors.System (typed
 // messages with reply functions); it never blocks an actor and starts no
-// goroutines of its own. Views are immutable and swapped atomically; the
-// status and catalog reads never connect anything. A cache view
+// goroutines of its own; a member of a shared runtime's cluster also hands
+// it a Peers (peers.go), which it calls on the caller's goroutine for the
+// other members' servers and to call their tools. Views are immutable and
+// swapped atomically; the status and catalog reads never connect anything. A cache view
 // (NewCachedMCP) reads the configuration and the disk cache instead of an
 // actor system, and answers only the modes that connect nothing.
 package tools
