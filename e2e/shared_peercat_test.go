@@ -14,8 +14,9 @@ import (
 )
 
 // TestSharedMCPToolSeesPeers: member C runs no servers and names member
-// A, which runs ts. A session on C finds ts's tool with the mcp tool's
-// search (marked with ts), describes it and calls it by its name alone;
+// A, which runs ts. A session on C sees ts is not listed yet, connects
+// it (on A), finds its tool with the mcp tool's search (marked with ts),
+// describes it and calls it by its name alone;
 // a call by name alone in flight when A dies fails once naming A; then
 // search no longer offers ts's tools and says why, and a call by name
 // alone fails at once naming ts and A.
@@ -27,10 +28,13 @@ func TestSharedMCPToolSeesPeers(t *testing.T) {
 	ctx := testCtx(t)
 	s := attach(t, c, nil)
 	poll(ctx, t, "C to have A in its membership", func() bool { return slices.Contains(s.Servers(), "ts") })
-	// ts is listed on A (a session of A's own connects it).
-	sa := attach(t, a, nil)
-	if res := mcpCall(ctx, t, sa, `{"connect":"ts"}`); res.IsError {
-		t.Fatalf("connect ts on A: %q", res.Text)
+	// ts is not listed yet: search says so, and connect (forwarded to A)
+	// lists it.
+	if res := mcpCall(ctx, t, s, `{"search":"echo"}`); !strings.Contains(res.Text, "Not listed yet (connect them to search their tools): ts") {
+		t.Fatalf("search through C before ts was listed: %q", res.Text)
+	}
+	if res := mcpCall(ctx, t, s, `{"connect":"ts"}`); res.IsError || !strings.HasPrefix(res.Text, "ts (") {
+		t.Fatalf("connect ts through C: %q", res.Text)
 	}
 
 	res := mcpCall(ctx, t, s, `{"search":"echo message"}`)

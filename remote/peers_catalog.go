@@ -244,9 +244,9 @@ func (s *Server) fetchCatalog(ctx context.Context, m memberInfo, list bool) fetc
 	return fetched{m: m, r: r}
 }
 
-// Call calls a peer's tool through the `mcp` tool of a member running its
-// server (forwardTo's choice), as an `mcp` call naming the server.
-func (p peersOf) Call(ctx context.Context, server, tool string, args json.RawMessage) mcprt.Result {
+// Forward runs an `mcp` call (args name server) on the member running
+// server that forwardTo picks.
+func (p peersOf) Forward(ctx context.Context, server string, args json.RawMessage) mcprt.Result {
 	s := p.s
 	if isForwarded(ctx) || s.member == nil {
 		return failure(messages.Errorf(messages.KindServerNotFound, server, "server %q runs on another member (a request a member forwarded is not forwarded again)", server))
@@ -258,16 +258,5 @@ func (p peersOf) Call(ctx context.Context, server, tool string, args json.RawMes
 	if ps == nil {
 		return failure(messages.Errorf(messages.KindDisconnected, server, "server %q runs on another member, and no live member runs it now", server))
 	}
-	if len(args) == 0 {
-		args = json.RawMessage(`{}`)
-	}
-	a, err := json.Marshal(struct {
-		Server string          `json:"server"`
-		Tool   string          `json:"tool"`
-		Args   json.RawMessage `json:"args"`
-	}{server, tool, args})
-	if err != nil {
-		return failure(messages.Errorf(messages.KindInvalidArgs, server, "arguments: %s", err))
-	}
-	return renderedResult(ps.request(ctx, opTool, mcprt.MCPToolName, a))
+	return renderedResult(ps.request(ctx, opTool, mcprt.MCPToolName, args))
 }

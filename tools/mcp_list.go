@@ -180,6 +180,9 @@ func firstNonEmpty(s ...string) string {
 // list the catalog again, record it in the cache, and answer as list does.
 func (m *MCP) connect(ctx context.Context, server string) Result {
 	if err := m.configured(server); err != nil {
+		if res, ok := m.peerConnect(ctx, server); ok {
+			return res
+		}
 		return failure(err)
 	}
 	ch := make(chan *messages.Error, 1)

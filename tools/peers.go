@@ -60,9 +60,10 @@ type Peers interface {
 	// left), for the model. list has each member list its servers never
 	// listed first, as a call by a tool's name alone does here.
 	Servers(ctx context.Context, list bool) (version uint64, servers []PeerServer, notes []string)
-	// Call calls tool (its name on server) on a member running server and
-	// returns what that member's proxy tool answered.
-	Call(ctx context.Context, server, tool string, args json.RawMessage) Result
+	// Forward runs the proxy tool with args (which name server: a call of
+	// one of its tools, a connect) on a member running server and returns
+	// what that member's proxy tool answered.
+	Forward(ctx context.Context, server string, args json.RawMessage) Result
 }
 
 type peerHook struct{ p Peers }
@@ -104,13 +105,40 @@ func (m *MCP) syncPeers(ctx context.Context, list bool) []string {
 	return notes
 }
 
-// peerCall calls a peer's tool through Peers.
+// peerCall calls a peer's tool through Peers, as a call naming its
+// server.
 func (m *MCP) peerCall(ctx context.Context, e *entry, args []byte) Result {
 	h := m.peers.Load()
 	if h == nil {
 		return failure(errNoPeers(e.Server))
 	}
-	return h.p.Call(ctx, e.Server, e.Name, args)
+	if len(args) == 0 {
+		args = []byte(`{}`)
+	}
+	a, err := json.Marshal(struct {
+		Server string          `json:"server"`
+		Tool   string          `json:"tool"`
+		Args   json.RawMessage `json:"args"`
+	}{e.Server, e.Name, args})
+	if err != nil {
+		return failure(messages.Errorf(messages.KindInvalidArgs, e.Server, "arguments: %s", err))
+	}
+	return h.p.Forward(ctx, e.Server, a)
+}
+
+// peerConnect connects a server another member runs, there; ok is false
+// when no member offers server.
+func (m *MCP) peerConnect(ctx context.Context, server string) (Result, bool) {
+	h := m.peers.Load()
+	if _, local := m.cfg.byName[server]; local || h == nil {
+		return Result{}, false
+	}
+	notes := m.syncPeers(ctx, false)
+	if _, ok := m.view().cfg.byName[server]; !ok {
+		return Result{}, false
+	}
+	a, _ := json.Marshal(map[string]string{"connect": server})
+	return withNotes(h.p.Forward(ctx, server, a), notes), true
 }
 
 func errNoPeers(server string) *messages.Error {
