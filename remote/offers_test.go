@@ -1,0 +1,99 @@
+package remote
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
+	"github.com/mcprt/mcprt/internal/testonly/testkit"
+	"github.com/mcprt/mcprt/messages"
+)
+
+// offerers are the members offering server in r's membership.
+func offerers(r *rig, server string) []string { return addrsOf(r.srv.member.running(server)) }
+
+// Member a configures "ts" with a command that does not exist, member b a
+// working "ts". A session of a calls ts: it fails on a, so the call runs
+// on b (the local failure is not the answer), a withdraws ts from its
+// view (b sees only itself offering it), and the status through a shows
+// ts running on b, naming b.
+func TestClusterServerRunsWhereItCan(t *testing.T) {
+	ct := filepath.Join(t.TempDir(), "cluster.token")
+	missing := config.Server{Command: filepath.Join(t.TempDir(), "no-such-command")}
+	a := newRig(t, map[string]config.Server{"ts": missing}, ServeOptions{ClusterTokenFile: ct})
+	b := newRig(t, map[string]config.Server{"ts": testServer(t, nil)}, ServeOptions{ClusterTokenFile: ct, Peers: []Peer{{Addr: a.srv.Addr()}}})
+	ctx := testkit.Ctx(t)
+	testkit.Poll(ctx, t, "a and b to have each other", func() bool { return len(liveAddrs(a)) == 1 && len(liveAddrs(b)) == 1 })
+
+	s := a.attach(t, AttachOptions{})
+	res, err := s.CallTool(ctx, "ts", "echo", map[string]any{"message": "via b"})
+	if err != nil || res.IsError || len(res.Content) != 1 || !strings.Contains(res.Content[0].Text, "via b") {
+		t.Fatalf("ts through a, which cannot run it: %+v, %v; want b's answer", res, err)
+	}
+	if n := leases(a, "ts"); n != 0 {
+		t.Fatalf("a's own ts holds %d leases", n)
+	}
+	testkit.Poll(ctx, t, "a to withdraw ts from its view", func() bool {
+		return slices.Equal(offerers(b, "ts"), nil) && slices.Equal(offerers(a, "ts"), []string{b.srv.Addr()})
+	})
+	// The mcp tool takes the same way.
+	tool, _ := s.Tool(mcprt.MCPToolName)
+	r := tool.Execute(ctx, json.RawMessage(`{"server":"ts","tool":"echo","args":{"message":"again"}}`))
+	if r.IsError || !strings.Contains(r.Text, "again") {
+		t.Fatalf("the mcp tool through a: %s", r.Text)
+	}
+
+	var st mcprt.ServerStatus
+	for _, x := range s.Status().Servers {
+		if x.Name == "ts" {
+			st = x
+		}
+	}
+	if st.Status != "connected" || st.Member != b.srv.Addr() {
+		t.Errorf("ts in a's status: %+v; want connected on %s", st, b.srv.Addr())
+	}
+	for _, x := range s.ServerStatuses() {
+		if x.Name == "ts" && (x.Member != b.srv.Addr() || x.State.String() != "connected") {
+			t.Errorf("ts in a's server statuses: %+v; want connected on %s", x, b.srv.Addr())
+		}
+	}
+}
+
+// A server that failed comes back: a's "ts" command is missing until the
+// test makes it, and b configures no ts. A session's call fails on a (no
+// other member runs it) with the real reason and a withdraws ts; once
+// the command exists, a's own retry connects it and a offers ts again,
+// without any session asking.
+func TestClusterServerComesBack(t *testing.T) {
+	ct := filepath.Join(t.TempDir(), "cluster.token")
+	cmd := filepath.Join(t.TempDir(), "ts-later")
+	later := testServer(t, nil)
+	later.Command = cmd
+	a := newRig(t, map[string]config.Server{"ts": later}, ServeOptions{ClusterTokenFile: ct, ServerRetry: 50 * time.Millisecond})
+	b := newRig(t, nil, ServeOptions{ClusterTokenFile: ct, Peers: []Peer{{Addr: a.srv.Addr()}}})
+	ctx := testkit.Ctx(t)
+	testkit.Poll(ctx, t, "b to see a offering ts (never tried)", func() bool { return slices.Equal(offerers(b, "ts"), []string{a.srv.Addr()}) })
+
+	s := a.attach(t, AttachOptions{})
+	_, err := s.CallTool(ctx, "ts", "echo", map[string]any{"message": "x"})
+	if messages.KindOf(err) != messages.KindConnectFailed || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("ts while its command is missing: %v; want connect_failed, command not found", err)
+	}
+	testkit.Poll(ctx, t, "a to withdraw ts", func() bool { return len(offerers(b, "ts")) == 0 })
+
+	if err := os.Symlink(testenv.Self(t), cmd); err != nil {
+		t.Skipf("cannot make the command: %v", err)
+	}
+	testkit.Poll(ctx, t, "a to offer ts again after its own retry", func() bool { return slices.Equal(offerers(b, "ts"), []string{a.srv.Addr()}) })
+	res, err := s.CallTool(ctx, "ts", "echo", map[string]any{"message": "back"})
+	if err != nil || res.IsError {
+		t.Fatalf("ts after it came back: %+v, %v", res, err)
+	}
+}
