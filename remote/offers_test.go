@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,5 +96,44 @@ func TestClusterServerComesBack(t *testing.T) {
 	res, err := s.CallTool(ctx, "ts", "echo", map[string]any{"message": "back"})
 	if err != nil || res.IsError {
 		t.Fatalf("ts after it came back: %+v, %v", res, err)
+	}
+}
+
+// A member forwarding a request passes over a member that offered the
+// server but cannot run it: a (which has never tried its servers, so it
+// offers them) fails at once, b runs it. c's session calls a server that
+// c's membership orders a first; the call is answered by b, and a, whose
+// run of the forwarded request failed, withdraws that server.
+func TestClusterForwardPassesOverMemberThatCannotRun(t *testing.T) {
+	ct := filepath.Join(t.TempDir(), "cluster.token")
+	missing, working := map[string]config.Server{}, map[string]config.Server{}
+	for i := range 20 {
+		name := "s" + strconv.Itoa(i)
+		missing[name] = config.Server{Command: filepath.Join(t.TempDir(), "no-such-command")}
+		working[name] = testServer(t, nil)
+	}
+	a := newRig(t, missing, ServeOptions{ClusterTokenFile: ct})
+	seed := []Peer{{Addr: a.srv.Addr()}}
+	b := newRig(t, working, ServeOptions{ClusterTokenFile: ct, Peers: seed})
+	c := newRig(t, nil, ServeOptions{ClusterTokenFile: ct, Peers: seed})
+	ctx := testkit.Ctx(t)
+	testkit.Poll(ctx, t, "c to see a and b offering s0", func() bool { return len(offerers(c, "s0")) == 2 })
+	server := ""
+	for name := range missing {
+		if got := offerers(c, name); len(got) == 2 && got[0] == a.srv.Addr() {
+			server = name
+		}
+	}
+	if server == "" {
+		t.Fatal("a is ordered first for none of 20 servers")
+	}
+	s := c.attach(t, AttachOptions{})
+	res, err := s.CallTool(ctx, server, "echo", map[string]any{"message": "from b"})
+	if err != nil || res.IsError || len(res.Content) != 1 || !strings.Contains(res.Content[0].Text, "from b") {
+		t.Fatalf("%s through c, a first in its order: %+v, %v; want b's answer", server, res, err)
+	}
+	testkit.Poll(ctx, t, "a to withdraw "+server, func() bool { return slices.Equal(offerers(c, server), []string{b.srv.Addr()}) })
+	if got := offerers(c, "s0"); server != "s0" && len(got) != 2 {
+		t.Errorf("a withdrew s0 too, which nobody asked for: %v", got)
 	}
 }
