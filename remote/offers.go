@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -51,8 +52,11 @@ func (o *offers) offered(server string) bool {
 // failed here without reaching it (the status may not say so: a failed
 // explicit connect leaves a lazy server idle).
 func (s *Server) withdraw(m *requestMsg, b json.RawMessage, err error) {
+	if !unreached(m, b, err) {
+		return
+	}
 	server := routedServer(m)
-	if server == "" || !unreached(m, b, err) || !slices.Contains(s.rt.Servers(), server) {
+	if server == "" || !slices.Contains(s.rt.Servers(), server) {
 		return
 	}
 	o := s.offers
@@ -124,7 +128,7 @@ func unreached(m *requestMsg, b json.RawMessage, err error) bool {
 	if err != nil {
 		return supervisor.Unreached(messages.KindOf(err))
 	}
-	if m.Op != opTool {
+	if m.Op != opTool || !isErrorResult(b) {
 		return false
 	}
 	var res mcprt.Result
@@ -133,6 +137,14 @@ func unreached(m *requestMsg, b json.RawMessage, err error) bool {
 	}
 	code := res.ErrorCode()
 	return code != "" && supervisor.Unreached((&wireErr{Code: code}).toError().Kind)
+}
+
+// isErrorResult is a first look at a tool result's JSON that never
+// decodes a success (every call's result passes here): appendResult ends
+// an error result with "isError":true, and one json.Marshal wrote is
+// looked through only when small (error results are).
+func isErrorResult(b []byte) bool {
+	return bytes.HasSuffix(b, []byte(`"isError":true}`)) || len(b) <= 16<<10 && bytes.Contains(b, []byte(`"isError":true`))
 }
 
 // note adds text to a failure's message: an error's, or an mcp tool

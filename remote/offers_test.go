@@ -137,3 +137,44 @@ func TestClusterForwardPassesOverMemberThatCannotRun(t *testing.T) {
 		t.Errorf("a withdrew s0 too, which nobody asked for: %v", got)
 	}
 }
+
+// A request's outcome never reached its server only for the connect
+// kinds (supervisor.Unreached), whether it is an error or an mcp tool's
+// error result; successes and tool errors did reach it.
+func TestUnreachedOutcomes(t *testing.T) {
+	tool := &requestMsg{Op: opTool, Name: mcprt.MCPToolName}
+	typed := &requestMsg{Op: opCallTool}
+	result := func(r mcprt.Result) json.RawMessage {
+		b, ok := appendResult(nil, r)
+		if !ok {
+			t.Fatal("appendResult refused")
+		}
+		return b
+	}
+	failed := func(code string) json.RawMessage {
+		return result(mcprt.Result{Text: "Error: x", IsError: true, Details: map[string]any{"error": code, "message": "x"}})
+	}
+	// As json.Marshal writes a result with images (isError not last).
+	marshalled := json.RawMessage(`{"text":"Error: x","details":{"error":"connect_failed"},"isError":true,"images":[]}`)
+	for _, tc := range []struct {
+		name string
+		m    *requestMsg
+		b    json.RawMessage
+		err  error
+		want bool
+	}{
+		{"a success", tool, result(mcprt.Result{Text: `"isError":true`}), nil, false},
+		{"connect_failed result", tool, failed("connect_failed"), nil, true},
+		{"server_backoff result", tool, failed("server_backoff"), nil, true},
+		{"a marshalled error result", tool, marshalled, nil, true},
+		{"tool_error result", tool, failed("tool_error"), nil, false},
+		{"disconnected result", tool, failed("disconnected"), nil, false},
+		{"a typed call's connect failure", typed, nil, messages.Errorf(messages.KindConnectFailed, "ts", "x"), true},
+		{"a typed call's timeout", typed, nil, messages.Errorf(messages.KindRequestTimeout, "ts", "x"), false},
+		{"a typed call's result is not looked into", typed, failed("connect_failed"), nil, false},
+	} {
+		if got := unreached(tc.m, tc.b, tc.err); got != tc.want {
+			t.Errorf("%s: unreached %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
