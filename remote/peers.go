@@ -125,6 +125,9 @@ func (s *Server) forward(ctx context.Context, m *requestMsg) (result json.RawMes
 	case ok:
 	case failed != nil:
 		o = *failed
+		if down != nil {
+			o.b, o.err = note(m, o.b, o.err, "the member at "+down.Error())
+		}
 	case down != nil:
 		o.err = messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s", server, down)
 	default:
