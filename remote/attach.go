@@ -70,6 +70,7 @@ type Session struct {
 	host   mcprt.Host
 	hostMu sync.Mutex // serialises calls into host
 	client mcprt.ClientHooks
+	roots  sessionRoots // client.Roots until SetRoots (session_parity.go)
 
 	// ctx ends at Close: the hooks answering questions watch it.
 	ctx    context.Context
@@ -102,6 +103,9 @@ type Session struct {
 
 	attached chan *attachedMsg
 	once     sync.Once
+
+	// typed are the session's typed subscriptions (session_subscribe.go).
+	typed typedSubs
 }
 
 // Attach joins the shared runtime serving at addr (host:port) with the
@@ -313,6 +317,9 @@ func (s *Session) fail(err *messages.Error) {
 	s.pending = map[uint64]chan *replyMsg{}
 	s.mu.Unlock()
 	s.cancel() // the hooks answering questions: nobody waits for them now
+	if err.Kind != messages.KindShutdown && s.self != nil {
+		s.n.sys.Root.Send(s.self, typedLost{err: err}) // their final status
+	}
 	for id, ch := range pending {
 		ch <- &replyMsg{ID: id, Err: toWireErr(err)}
 	}

@@ -6,9 +6,13 @@
 // unless told otherwise), a gateway actor under a well-known name, and one
 // session actor per attached session. A host calls Attach instead of
 // mcprt.Start and gets a *Session with the host-facing API of a Runtime
-// (tools, the typed API, status, deliveries to its Host); its tools execute
-// on the serving runtime, so every session shares one connection, one
-// catalog and one process per server.
+// (tools, the typed API, prompts and resources, status, configuration
+// issues, roots of its own, deliveries to its Host: session_api.go,
+// session_catalog.go, session_parity.go); its tools execute on the
+// serving runtime, so every session shares one connection, one catalog
+// and one process per server. A session's SetRoots has the member tell
+// every server the roots changed; their questions then reach the session
+// the pick rule chooses (router_pick.go, ops_parity.go).
 //
 // Every peer must present the serving process's token (token.go): the
 // gRPC server refuses a stream or call without it before protoactor sees
@@ -24,7 +28,10 @@
 // (cluster.go, membership.go, cluster_auth.go) and forwards requests for
 // the servers of other live members (peers.go); a server's
 // questions go to one session (asks.go, router_pick.go); events wakeups
-// are split per session (router.go). The rules for the sessions (calls
+// are split per session (router.go); a session's typed subscriptions
+// (Session.Subscribe) run on the member, owned by its session actor, their
+// deliveries queued (bounded) and sent in order on its link
+// (ops_subscribe.go, session_subscribe.go). The rules for the sessions (calls
 // and leases, subscription shares, liveness, questions, the split) are
 // package sessions', a pure core the session actors execute.
 //
@@ -34,8 +41,12 @@
 // actor, until its timeout aborts the write). A tool call runs on a pool
 // goroutine (pool.go) that posts its result back to its session actor;
 // deliveries and notices reach session actors through the pool too, never
-// inline from the runtime's actors. Each link has one goroutine reading
-// it on each side, running the addressed actor inline. Server.Close and
+// inline from the runtime's actors. A typed subscription's handler only
+// queues (at most 1,024 deliveries or 32 MiB, then it ends with an
+// "overrun" status); one pool goroutine at a time drains its queue onto
+// the session's link, so a stalled session holds only that drain. Each
+// link has one goroutine reading it on each side, running the addressed
+// actor inline. Server.Close and
 // Session.Close wait for every goroutine they started (the pool's, the
 // calls', the links', the membership's tick;
 // protoactor's cluster gossiper keeps a log-throttle timer goroutine of

@@ -128,7 +128,7 @@ func unreached(m *requestMsg, b json.RawMessage, err error) bool {
 	if err != nil {
 		return supervisor.Unreached(messages.KindOf(err))
 	}
-	if m.Op != opTool || !isErrorResult(b) {
+	if !rendersResult(m) || !isErrorResult(b) {
 		return false
 	}
 	var res mcprt.Result
@@ -138,6 +138,10 @@ func unreached(m *requestMsg, b json.RawMessage, err error) bool {
 	code := res.ErrorCode()
 	return code != "" && supervisor.Unreached((&wireErr{Code: code}).toError().Kind)
 }
+
+// rendersResult reports whether m is answered with a rendered
+// mcprt.Result, a failure included (the mcp tool, RenderResource).
+func rendersResult(m *requestMsg) bool { return m.Op == opTool || m.Op == opRenderResource }
 
 // isErrorResult is a first look at a tool result's JSON that never
 // decodes a success (every call's result passes here): appendResult ends
@@ -156,7 +160,7 @@ func note(m *requestMsg, b json.RawMessage, err error, text string) (json.RawMes
 		return b, &e
 	}
 	var res mcprt.Result
-	if m.Op != opTool || json.Unmarshal(b, &res) != nil || !res.IsError {
+	if !rendersResult(m) || json.Unmarshal(b, &res) != nil || !res.IsError {
 		return b, nil
 	}
 	res.Text += "; " + text

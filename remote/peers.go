@@ -222,3 +222,27 @@ func (s *Server) onPeers(ctx context.Context, m *requestMsg, server string) (o o
 	}
 	return outcome{}, false, failed, down
 }
+
+// forwardTo finds the first live member that offers server, a server
+// this member does not configure, and can be reached (ops_subscribe.go's
+// typed subscriptions); nil when no member offers it (the local runtime
+// then says so). When the members offering it cannot be reached, or
+// left, the error names them.
+func (s *Server) forwardTo(ctx context.Context, server string) (*peerLink, *Session, error) {
+	var down unreachable
+	for _, m := range s.member.running(server) {
+		p := s.link(m)
+		ps, err := p.session(ctx, s)
+		if err == nil {
+			return p, ps, nil
+		}
+		down.addrs, down.last = append(down.addrs, m.Addr), err
+	}
+	if down.last != nil {
+		return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s", server, &down)
+	}
+	if gone := s.member.gone(server); len(gone) > 0 {
+		return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now (it left the cluster) and no other member runs it", server, gone[0].Addr)
+	}
+	return nil, nil, nil
+}
