@@ -14,12 +14,12 @@ import (
 )
 
 // TestSharedServerRunsWhereItCan: member A configures "ts" with a command
-// that does not exist, member B a working "ts". A session attached to A
-// calls ts: it fails on A, so it runs on B, and A's status shows ts
-// running on B, naming B; later calls go to B at once. B killed
+// that does not exist, member B a working "ts", member C no ts. A session
+// attached to A calls ts: it fails on A, so it runs on B, and A's status
+// shows ts running on B, naming B; later calls go to B at once. B killed
 // (SIGKILL): the session's next ts calls fail with errors naming what
-// failed (B, then A's own failure and B), and A's status reports ts
-// failed with both reasons.
+// failed (B, then A's own failure and B); C, once its membership dropped
+// B, finds no member offering ts (A's view does not offer it); A's status reports ts failed with both reasons.
 func TestSharedServerRunsWhereItCan(t *testing.T) {
 	t.Parallel()
 	ct := clusterTokenFile(t)
@@ -28,9 +28,11 @@ func TestSharedServerRunsWhereItCan(t *testing.T) {
 		map[string]string{envCluster: ct})
 	b := startMemberWith(t, nil, map[string]any{"ts": working, "b-only": working},
 		map[string]string{envCluster: ct, envServePeer: a.addr})
+	c := startMemberWith(t, nil, map[string]any{"c-only": working}, map[string]string{envCluster: ct, envServePeer: a.addr})
 	ctx := testCtx(t)
-	s := attach(t, a, nil)
+	s, sc := attach(t, a, nil), attach(t, c, nil)
 	poll(ctx, t, "A to have B in its membership", func() bool { return slices.Contains(s.Servers(), "b-only") })
+	poll(ctx, t, "C to have B and A", func() bool { return slices.Contains(sc.Servers(), "b-only") && slices.Contains(sc.Servers(), "ts") })
 
 	wantOK(t, mcpCall(ctx, t, s, `{"server":"ts","tool":"echo","args":{"message":"via b"}}`), "echo: via b")
 	statusOf := func(name string) mcprt.ServerStatus {
@@ -64,6 +66,16 @@ func TestSharedServerRunsWhereItCan(t *testing.T) {
 			}
 		}
 	}
+	// A's view does not offer ts: once C's membership dropped B, C knows
+	// no member that offers it (A, which configures it, would answer with
+	// its failure while C's view of it still offered ts).
+	poll(ctx, t, "C to find no member offering ts once B left", func() bool {
+		r := mcpCall(ctx, t, sc, `{"server":"ts","tool":"echo","args":{"message":"x"}}`)
+		if !r.IsError {
+			t.Fatalf("ts through C after B died: %q; want an error", r.Text)
+		}
+		return strings.Contains(r.Text, "left the cluster") && strings.Contains(r.Text, b.addr)
+	})
 	poll(ctx, t, "A's status to report ts failed on A and B", func() bool {
 		st := statusOf("ts")
 		return st.Status == "failed" && st.Member == "" && strings.Contains(st.LastError, "not found") && strings.Contains(st.LastError, b.addr)
