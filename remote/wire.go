@@ -194,6 +194,8 @@ func kindOf(m any) (string, error) {
 		return kindAskCancel, nil
 	case *answerMsg:
 		return kindAnswer, nil
+	case *protoEventMsg:
+		return kindProto, nil
 	}
 	return "", fmt.Errorf("remote: %T is not a wire message", m)
 }
@@ -355,6 +357,8 @@ func decode(v *wrapperspb.BytesValue) (any, error) {
 		m = &askCancelMsg{}
 	case kindAnswer:
 		m = &answerMsg{}
+	case kindProto:
+		m = &protoEventMsg{}
 	case kindHeartbeat:
 		return heartbeatMsg{}, nil
 	case kindDetach:
