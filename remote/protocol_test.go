@@ -441,3 +441,47 @@ func TestProtocolConnectionEndThroughSession(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A protocol session on a server another member runs is relayed through
+// the member's own session on that member: requests, a stream in order,
+// and the session's end cancelling the stream on the server there.
+func TestProtocolThroughPeer(t *testing.T) {
+	ct := filepath.Join(t.TempDir(), "cluster.token")
+	cncl := filepath.Join(t.TempDir(), "cancels")
+	b := &protoRig{rig: newRig(t, map[string]config.Server{"ts": testServer(t, map[string]string{ts.EnvCancelLog: cncl})}, ServeOptions{ClusterTokenFile: ct}), cncl: cncl}
+	a := newRig(t, nil, ServeOptions{ClusterTokenFile: ct, Peers: []Peer{{Addr: b.srv.Addr()}}})
+	ctx := testkit.Ctx(t)
+	testkit.Poll(ctx, t, "a to see b running ts", func() bool { return len(a.srv.member.running("ts")) == 1 })
+	s := a.attach(t, AttachOptions{})
+	p, err := s.RegisterProtocol(exampleDef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := p.Connect(ctx, "ts")
+	if err != nil {
+		t.Fatalf("a protocol session on a peer's server: %v", err)
+	}
+	if res, err := ps.Request(ctx, ts.MethodExampleList, nil); err != nil || string(res) != `{"items":["a","b"]}` {
+		t.Fatalf("example/list through the peer: %s, %v", res, err)
+	}
+	var f protoFrames
+	st, _ := ps.OpenStream(ts.MethodExampleStream, params(ts.StreamParams{Count: 50}), f.handle)
+	wantEnd(t, "the relayed stream", st.Closed(), messages.EndEnded)
+	want := "active; "
+	for n := 1; n <= 50; n++ {
+		want += fmt.Sprintf("item %d; ", n)
+	}
+	if got := summary(f.snapshot()); got != want {
+		t.Fatalf("relayed frames:\n got %s\nwant %s", got, want)
+	}
+	var g protoFrames
+	never, _ := ps.OpenStream(ts.MethodExampleStream, params(ts.StreamParams{Count: 1, End: ts.EndNever}), g.handle)
+	g.wait(ctx, t, 2)
+	if leases(b.rig, "ts") != 1 {
+		t.Fatalf("%d leases on the member running ts, want the open stream's", leases(b.rig, "ts"))
+	}
+	_ = s.Close()
+	waitDone(ctx, t, never.Done(), "the relayed stream of a closed session")
+	testkit.Poll(ctx, t, "the peer's server sees the stream cancelled", func() bool { return b.cancelled(t, g.snapshot()[0]) })
+	testkit.Poll(ctx, t, "no lease left on the peer", func() bool { return leases(b.rig, "ts") == 0 })
+}
