@@ -6,7 +6,8 @@
 // unless told otherwise), a gateway actor under a well-known name, and one
 // session actor per attached session. A host calls Attach instead of
 // mcprt.Start and gets a *Session with the host-facing API of a Runtime
-// (tools, the typed API, status, deliveries to its Host); its tools execute
+// (tools, the typed API, status, deliveries to its Host, the
+// protocol-extension API: protocol.go, protocol_member.go); its tools execute
 // on the serving runtime, so every session shares one connection, one
 // catalog and one process per server.
 //
@@ -27,6 +28,14 @@
 // are split per session (router.go). The rules for the sessions (calls
 // and leases, subscription shares, liveness, questions, the split) are
 // package sessions', a pure core the session actors execute.
+//
+// A session's protocol extensions: a namespace is registered with the
+// runtime once and shared by the sessions that registered it with the same
+// definition; each session's protocol sessions, streams and observers are
+// its own (looked up by the ids it chose), end with it, and report through
+// its outbox, which one pool goroutine at a time writes to it in order. A
+// stream's handler runs on a goroutine of the stream's own in the
+// session's process.
 //
 // Concurrency: the gateway and session actors run inline on the goroutine
 // that posts to them and never wait, except a session actor writing to

@@ -37,10 +37,12 @@ type protoRig struct {
 	cncl string
 }
 
-func newProtoRig(t *testing.T) *protoRig {
+func newProtoRig(t *testing.T) *protoRig { return newProtoRigWith(t, ServeOptions{}) }
+
+func newProtoRigWith(t *testing.T, opts ServeOptions) *protoRig {
 	t.Helper()
 	cncl := filepath.Join(t.TempDir(), "cancels")
-	r := newRig(t, map[string]config.Server{"ts": testServer(t, map[string]string{ts.EnvCancelLog: cncl})}, ServeOptions{})
+	r := newRig(t, map[string]config.Server{"ts": testServer(t, map[string]string{ts.EnvCancelLog: cncl})}, opts)
 	return &protoRig{rig: r, cncl: cncl}
 }
 
@@ -340,17 +342,20 @@ func TestProtocolRegistrationThroughSessions(t *testing.T) {
 	}
 }
 
-// A session's end (its process's connection gone, or its detach) ends
-// the member's protocol sessions for it: the server sees its streams
-// cancelled and their leases return; another session's stream on the
-// same connection carries on, and one session cannot cancel another's
-// stream by naming its id.
+// A session's end (its process's connection gone, its detach, a crash
+// of its actor) ends the member's protocol sessions for it: the server
+// sees its streams cancelled and their leases return; another session's
+// stream on the same connection carries on, and one session cannot
+// cancel another's stream by naming its id.
 func TestProtocolSessionsEndWithTheirSession(t *testing.T) {
-	r := newProtoRig(t)
+	var arm testkit.CrashArm
+	// Manual clocks: no heartbeat and no session timeout, so the crash
+	// lands on the message a sends, not on b's actor.
+	r := newProtoRigWith(t, ServeOptions{InjectCrash: arm.Inject, Clock: testkit.NewClock()})
 	ctx := testkit.Ctx(t)
-	for _, how := range []string{"connection", "detach"} {
+	for _, how := range []string{"connection", "detach", "crash"} {
 		t.Run(how, func(t *testing.T) {
-			a, b := r.attach(t, AttachOptions{}), r.attach(t, AttachOptions{})
+			a, b := r.attach(t, AttachOptions{Clock: testkit.NewClock()}), r.attach(t, AttachOptions{Clock: testkit.NewClock()})
 			for range 10 { // a's ids are not b's: b names ids it does not hold
 				a.protos.newID()
 			}
@@ -383,10 +388,14 @@ func TestProtocolSessionsEndWithTheirSession(t *testing.T) {
 				t.Fatal("another session's ids reached a's stream")
 			}
 
-			if how == "connection" {
+			switch how {
+			case "connection":
 				a.link.conn.Close() // as the process's death looks to the member
-			} else {
+			case "detach":
 				_ = a.Close()
+			case "crash":
+				arm.Arm(messages.ActorAttachedSession)
+				_ = a.Servers() // its request crashes a's actor
 			}
 			testkit.Poll(ctx, t, "the server sees a's stream cancelled", func() bool { return r.cancelled(t, fa.snapshot()[0]) })
 			testkit.Poll(ctx, t, "a's leases returned", func() bool { return leases(r.rig, "ts") == 1 })
