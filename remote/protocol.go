@@ -120,7 +120,7 @@ func (p *Protocol) Dispose() {
 	p.conns = nil
 	p.mu.Unlock()
 	for ps := range conns {
-		ps.end("protocol "+p.def.Namespace+" was disposed", messages.End{Reason: messages.EndCancelled, Error: "the protocol was disposed"})
+		ps.end("protocol "+p.def.Namespace+" was disposed", &messages.End{Reason: messages.EndCancelled, Error: "the protocol was disposed"})
 	}
 	_, _ = p.s.request(context.Background(), opProtoDispose, p.def.Namespace, nil)
 }
@@ -162,14 +162,14 @@ func (ps *ProtocolSession) Why() string {
 // Close cancels the session's requests, streams and observers on the
 // member; the shared connection stays open.
 func (ps *ProtocolSession) Close() {
-	if ps.end("the protocol session was closed", messages.End{Reason: messages.EndCancelled, Error: "the protocol session was closed"}) {
+	if ps.end("the protocol session was closed", &messages.End{Reason: messages.EndCancelled, Error: "the protocol session was closed"}) {
 		ps.p.s.fire(opProtoClose, protoOpenArgs{Conn: ps.id})
 	}
 }
 
-// end closes Done with why and ends the streams with e; false when it had
-// ended already.
-func (ps *ProtocolSession) end(why string, e messages.End) bool {
+// end closes Done with why and, unless e is nil, ends the streams with e
+// now; false when it had ended already.
+func (ps *ProtocolSession) end(why string, e *messages.End) bool {
 	ps.mu.Lock()
 	if ps.ended {
 		ps.mu.Unlock()
@@ -184,8 +184,10 @@ func (ps *ProtocolSession) end(why string, e messages.End) bool {
 	ps.p.mu.Lock()
 	delete(ps.p.conns, ps)
 	ps.p.mu.Unlock()
-	for _, c := range streams {
-		c.finish(e)
+	if e != nil {
+		for _, c := range streams {
+			c.finish(*e)
+		}
 	}
 	return true
 }

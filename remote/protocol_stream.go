@@ -93,7 +93,9 @@ func (s *Session) protoEvent(m *protoEventMsg) {
 		}
 	case protoDone:
 		if ps != nil {
-			ps.end(m.Why, messages.End{Reason: messages.EndDisconnected, Error: m.Why})
+			// Its streams end by their own events, after the notifications
+			// the member had for them.
+			ps.end(m.Why, nil)
 		}
 	}
 }
@@ -116,7 +118,7 @@ func (s *Session) endProtos(err *messages.Error) {
 		e.Reason = messages.EndCancelled
 	}
 	for _, ps := range conns {
-		ps.end(err.Error(), e)
+		ps.end(err.Error(), &e)
 	}
 	for _, c := range streams {
 		c.finish(e)
