@@ -110,7 +110,8 @@ func (r *Runtime) Tools() []Tool {
 
 // Tool returns the agent-facing tool with the given name.
 func (r *Runtime) Tool(name string) (Tool, bool) {
-	for _, t := range r.Tools() {
+	all, _ := r.currentTools(context.Background())
+	for _, t := range all { // read only: no copy of the list
 		if t.Name == name {
 			return t, true
 		}

@@ -70,6 +70,7 @@ type Session struct {
 	host   mcprt.Host
 	hostMu sync.Mutex // serialises calls into host
 	client mcprt.ClientHooks
+	roots  sessionRoots // client.Roots until SetRoots (session_parity.go)
 
 	// ctx ends at Close: the hooks answering questions watch it.
 	ctx    context.Context

@@ -6,10 +6,14 @@
 // unless told otherwise), a gateway actor under a well-known name, and one
 // session actor per attached session. A host calls Attach instead of
 // mcprt.Start and gets a *Session with the host-facing API of a Runtime
-// (tools, the typed API, status, deliveries to its Host, the
-// protocol-extension API: protocol.go, protocol_member.go); its tools execute
-// on the serving runtime, so every session shares one connection, one
-// catalog and one process per server.
+// (tools, the typed API, prompts and resources, status, configuration
+// issues, roots of its own, deliveries to its Host, the protocol-extension
+// API: session_api.go, session_catalog.go, session_parity.go,
+// protocol.go); its tools execute on the serving runtime, so every session
+// shares one connection, one catalog and one process per server. A
+// session's SetRoots has the member tell every server the roots changed;
+// their questions then reach the session the pick rule chooses
+// (router_pick.go, ops_parity.go).
 //
 // Every peer must present the serving process's token (token.go): the
 // gRPC server refuses a stream or call without it before protoactor sees

@@ -119,6 +119,9 @@ func (s *Server) execute(ctx context.Context, m *requestMsg, fromMember bool) (r
 		}
 		res, ok, err := executeCatalog(ctx, rt, m)
 		if !ok {
+			res, ok, err = s.executeParity(ctx, m, fromMember) // ops_parity.go
+		}
+		if !ok {
 			return nil, "", messages.Errorf(messages.KindInvalidArgs, "", "unknown operation %q", m.Op)
 		}
 		if err != nil {

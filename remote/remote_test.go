@@ -219,6 +219,9 @@ func TestSecretsStayOnTheMember(t *testing.T) {
 		"ts":      testServer(t, map[string]string{"API_KEY": S}),
 		"failing": {Command: "/bin/sh", Args: []string{"-c", `echo "bad key $API_KEY" >&2; exit 1`}, Env: map[string]string{"API_KEY": S}},
 		"web":     {URL: httpURL + "?token=" + S, Headers: map[string]string{"X-Token": S}},
+		// Configuration issues about fields holding the secret.
+		"badURL":    {URL: "ftp://" + S + ".example/?token=" + S},
+		"badHeader": {URL: httpURL, Headers: map[string]string{"X-Token": S + "\nx"}},
 	}
 	r := newRig(t, servers, ServeOptions{})
 	var rec tap
@@ -242,6 +245,12 @@ func TestSecretsStayOnTheMember(t *testing.T) {
 	s.Status()
 	s.ServerStatuses()
 	s.Tools()
+	s.RenderResource(ctx, "web", "note://x")
+	s.RenderTemplate(ctx, "web", "note://{id}", map[string]any{"id": "x"})
+	_, _ = s.GetPromptWords(ctx, "web", "p", []string{"a=b"})
+	if issues := s.ConfigIssues(); len(issues) < 2 {
+		t.Errorf("the configuration's issues: %+v", issues)
+	}
 	rec.mu.Lock()
 	seen := rec.buf.String()
 	rec.mu.Unlock()

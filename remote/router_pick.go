@@ -49,7 +49,7 @@ func (r *router) pick(server string) *actor.PID {
 // (the others read what the runtime knows and cause no question).
 func requestServer(m *requestMsg) (server string, counts bool) {
 	switch m.Op {
-	case opTool, opCallTool, opConnect, opGetPrompt, opReadResource:
+	case opTool, opCallTool, opConnect, opGetPrompt, opReadResource, opGetPromptWords, opRenderResource:
 	default:
 		return "", false
 	}

@@ -173,7 +173,9 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 		}
 		return err
 	}
-	s.n = n
+	if s.n == nil { // open set it (links read it since)
+		s.n = n
+	}
 	s.watchChanges(rt)
 	return nil
 }

@@ -44,18 +44,7 @@ func (s *Session) tool(d toolDef) mcprt.Tool {
 	name := d.Name
 	return mcprt.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema,
 		Execute: func(ctx context.Context, args json.RawMessage) mcprt.Result {
-			b, err := s.request(ctx, opTool, name, args)
-			if err != nil {
-				return failure(messages.AsError(err, messages.KindInternal, ""))
-			}
-			if r, ok := decodeResult(b); ok {
-				return r
-			}
-			var r mcprt.Result
-			if err := json.Unmarshal(b, &r); err != nil {
-				return failure(messages.Errorf(messages.KindInternal, "", "the shared runtime's result is malformed: %s", err))
-			}
-			return r
+			return renderedResult(s.request(ctx, opTool, name, args))
 		}}
 }
 

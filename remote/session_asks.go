@@ -141,10 +141,12 @@ func (s *Session) answerAsk(ctx context.Context, m *askMsg) (json.RawMessage, er
 		switch {
 		case h.ListRoots != nil:
 			out, err = h.ListRoots(ctx, m.Server)
-		case h.Roots != nil:
-			out = h.Roots
 		default:
-			return nil, missing("roots")
+			roots, ok := s.roots.current(h) // Roots, or what SetRoots set
+			if !ok {
+				return nil, missing("roots")
+			}
+			out = roots
 		}
 	default:
 		return nil, messages.Errorf(messages.KindInvalidArgs, m.Server, "unknown question %q", m.Kind)

@@ -43,13 +43,40 @@ func decodeResult(b []byte) (mcprt.Result, bool) {
 			return r, false
 		}
 		d := anyReader{data: raw, ok: true}
-		m := d.value()
+		m := d.details()
 		if !d.ok {
 			return r, false
 		}
-		r.Details = m.(map[string]any)
+		r.Details = m
 	}
 	return r, true
+}
+
+// readResult reads a tool result the session received: by hand when sure,
+// else by encoding/json. Either way details' "result" (the server's raw
+// result) stays a json.RawMessage, as an embedded runtime's is.
+func readResult(b []byte) (mcprt.Result, error) {
+	if r, ok := decodeResult(b); ok {
+		return r, nil
+	}
+	return unmarshalResult(b)
+}
+
+// unmarshalResult is readResult by encoding/json alone.
+func unmarshalResult(b []byte) (mcprt.Result, error) {
+	var r mcprt.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, err
+	}
+	var raw struct {
+		Details struct {
+			Result json.RawMessage `json:"result"`
+		} `json:"details"`
+	}
+	if json.Unmarshal(b, &raw) == nil && r.Details != nil && raw.Details.Result != nil && string(raw.Details.Result) != "null" {
+		r.Details["result"] = raw.Details.Result
+	}
+	return r, nil
 }
 
 // anyReader builds what json.Unmarshal gives into an any (maps, []any,
@@ -140,6 +167,88 @@ func (d *anyReader) value() any {
 		d.ok = false
 	}
 	return f
+}
+
+// details reads a result's details object (at d.i, valid JSON): as value
+// would, except that the top-level "result" stays its raw JSON (a copy).
+func (d *anyReader) details() map[string]any {
+	m := map[string]any{}
+	d.space()
+	d.i++ // '{'
+	d.space()
+	if d.data[d.i] == '}' {
+		d.i++
+		return m
+	}
+	for d.ok {
+		d.space()
+		k := d.str()
+		d.space()
+		d.i++ // ':'
+		if k == "result" {
+			if raw := d.skip(); string(raw) != "null" {
+				m[k] = json.RawMessage(append([]byte(nil), raw...))
+			} else {
+				m[k] = nil
+			}
+		} else {
+			m[k] = d.value()
+		}
+		d.space()
+		c := d.data[d.i]
+		d.i++
+		if c == '}' {
+			break
+		}
+	}
+	return m
+}
+
+// skip passes over the value at d.i (valid JSON) and returns it.
+func (d *anyReader) skip() []byte {
+	d.space()
+	start, depth := d.i, 0
+	for ; d.i < len(d.data); d.i++ {
+		switch d.data[d.i] {
+		case '"':
+			for d.i++; d.i < len(d.data) && d.data[d.i] != '"'; d.i++ {
+				if d.data[d.i] == '\\' {
+					d.i++
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return trimSpace(d.data[start:d.i])
+			}
+			if depth--; depth == 0 {
+				d.i++
+				return d.data[start:d.i]
+			}
+		case ',':
+			if depth == 0 {
+				return trimSpace(d.data[start:d.i])
+			}
+		}
+		if depth == 0 && d.data[start] == '"' && d.i > start {
+			d.i++
+			return d.data[start:d.i]
+		}
+	}
+	return trimSpace(d.data[start:d.i])
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 {
+		switch b[len(b)-1] {
+		case ' ', '\t', '\n', '\r':
+			b = b[:len(b)-1]
+			continue
+		}
+		break
+	}
+	return b
 }
 
 // str reads the string at d.i.

@@ -12,6 +12,8 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/internal/testonly/testkit"
 )
 
 // Every wire message survives encode and decode; the hand-written
@@ -151,8 +153,8 @@ func TestRequestFastPath(t *testing.T) {
 	}
 }
 
-// A tool result read without reflection is what json.Unmarshal reads, or
-// is left to it.
+// A tool result read without reflection is what encoding/json reads (with
+// details' "result" kept raw), or is left to it.
 func TestResultFastPath(t *testing.T) {
 	for i, raw := range []string{
 		`{"text":"echo: benchmark","details":{"result":{"content":[{"type":"text","text":"echo: benchmark"}]},"server":"ts","tool":"echo"}}`,
@@ -160,6 +162,10 @@ func TestResultFastPath(t *testing.T) {
 		` { "text" : "a\"b\u00e9\ud83d\ude00" , "details" : { "k" : [ 1 , "two" , [ ] , { "x" : null } ] , "k" : "last" } } `,
 		`{"text":"ünïcode","details":{"ключ":"значение","esc\\aped":"\t"}}`,
 		`{"text":"t"}`,
+		`{"text":"r","details":{"result":"a \"}] string","x":1}}`,
+		`{"details":{"result":-12.5e3 , "y":[{"result":{"z":1}}]}}`,
+		`{"details":{"a":"b","result":{"s":"}\\\"]","l":[[],{}],"n":null} }}`,
+		`{"details":{"result":null,"k":true}}`,
 		`{"details":{"big":1e400}}`,
 		`{"details":null}`,
 		`{"details":[1]}`,
@@ -171,14 +177,13 @@ func TestResultFastPath(t *testing.T) {
 		`{"text":1}`,
 		`{"text":"x",}`,
 	} {
-		var want mcprt.Result
-		werr := json.Unmarshal([]byte(raw), &want)
+		want, werr := unmarshalResult([]byte(raw))
 		got, ok := decodeResult([]byte(raw))
-		if i < 5 && !ok {
+		if i < 9 && !ok {
 			t.Errorf("decodeResult %s: not sure; want it read", raw)
 		}
 		if ok && (werr != nil || !reflect.DeepEqual(got, want)) {
-			t.Errorf("decodeResult %s = %#v; json.Unmarshal gives %#v, %v", raw, got, want, werr)
+			t.Errorf("decodeResult %s = %#v; encoding/json gives %#v, %v", raw, got, want, werr)
 		}
 	}
 }
@@ -215,6 +220,37 @@ func TestResultWrittenByHand(t *testing.T) {
 		_ = json.Unmarshal(want, &exp)
 		if !reflect.DeepEqual(got, exp) {
 			t.Errorf("%d: %s reads as %#v; json.Marshal's %s as %#v", i, b, got, want, exp)
+		}
+	}
+}
+
+// An attached session's tool result is the embedded runtime's, value for
+// value: details' "result" is the server's raw JSON (json.RawMessage) on
+// both, whether the session read it by hand or by encoding/json.
+func TestAttachedResultIsEmbeddedResult(t *testing.T) {
+	r := newRig(t, map[string]config.Server{"ts": testServer(t, nil)}, ServeOptions{})
+	s, err := Attach(testkit.Ctx(t), r.srv.Addr(), AttachOptions{TokenFile: r.srv.TokenFile()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	attached, _ := s.Tool(mcprt.MCPToolName)
+	embedded, _ := r.rt.Tool(mcprt.MCPToolName)
+	for _, args := range []string{
+		`{"server":"ts","tool":"echo","args":{"message":"a \"}] string"}}`,
+		`{"server":"ts","tool":"nosuchtool","args":{}}`,
+	} {
+		want := embedded.Execute(testkit.Ctx(t), json.RawMessage(args))
+		got := attached.Execute(testkit.Ctx(t), json.RawMessage(args))
+		if _, ok := want.Details["result"]; !ok && !want.IsError {
+			t.Fatalf("%s: the embedded result has no raw result: %#v", args, want)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: attached %#v; embedded %#v", args, got, want)
+		}
+		b, _ := json.Marshal(want)
+		if slow, err := unmarshalResult(b); err != nil || !reflect.DeepEqual(slow, want) {
+			t.Errorf("%s: by encoding/json %#v, %v; embedded %#v", args, slow, err, want)
 		}
 	}
 }

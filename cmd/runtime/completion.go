@@ -16,7 +16,9 @@ import (
 // the script (cobra's); the scripts call `runtime __complete`, which
 // completes commands and flags, and server and tool names from the
 // configuration and the metadata cache. Completing never starts a server,
-// never runs a secret's command and never writes a file.
+// never runs a secret's command and never writes a file. With --attach,
+// the names are the shared runtime's: its servers and the tools its
+// catalog knows (attachedNames), connecting nothing.
 
 // completeServers completes a SERVER argument: the configured servers.
 func (g *globals) completeServers(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
@@ -36,6 +38,10 @@ func (g *globals) completeTools(_ *cobra.Command, args []string, prefix string) 
 }
 
 func (g *globals) configuredServers() []string {
+	if g.attach != "" {
+		names, _ := g.attachedNames()
+		return names
+	}
 	src, err := g.sources()
 	if err != nil {
 		return nil
@@ -52,6 +58,10 @@ func (g *globals) configuredServers() []string {
 }
 
 func (g *globals) cachedTools() []string {
+	if g.attach != "" {
+		_, tools := g.attachedNames()
+		return tools
+	}
 	o, err := g.options()
 	if err != nil {
 		return nil

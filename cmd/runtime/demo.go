@@ -56,6 +56,9 @@ func demoCmd(g *globals) *cobra.Command {
 			if g.json {
 				return usage("demo is a guided tour for people; it has no --json form (docs/cli.md)")
 			}
+			if g.attach != "" {
+				return usage("demo runs a demo server of its own; leave out --attach")
+			}
 			self, err := os.Executable()
 			if err != nil {
 				return failed("cannot find this program's own path to start the demo server")

@@ -21,7 +21,7 @@ func eventsCmd(g *globals) *cobra.Command {
 	catalog := &cobra.Command{
 		Use: "catalog SERVER", Short: "list a server's event types", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+			return g.withEither(cmd, nil, func(rt cliRuntime) error {
 				b, _ := json.Marshal(map[string]any{"action": "catalog", "server": args[0]})
 				return g.runTool(cmd, rt, mcprt.EventsToolName, b)
 			})
@@ -96,17 +96,17 @@ func (h *printHost) Deliver(_ context.Context, m messages.HostMessage) {
 }
 
 func (g *globals) subscribe(cmd *cobra.Command, fields map[string]any, forDur time.Duration) error {
-	o, err := g.options()
-	if err != nil {
-		return err
+	var host *printHost
+	wrap := func(h cliHost) mcprt.Host {
+		host = &printHost{cliHost: h, out: g.stdout, json: g.json}
+		return host
 	}
-	host := &printHost{cliHost: g.host(o), out: g.stdout, json: g.json}
-	o.Host = host
-	rt, err := mcprt.Start(cmd.Context(), o)
-	if err != nil {
-		return usage("%s", err.Error())
-	}
-	defer g.closeRuntime(rt)
+	return g.withEither(cmd, wrap, func(rt cliRuntime) error { return g.subscribed(cmd, rt, host, fields, forDur) })
+}
+
+// subscribed subscribes through rt, whose host is host, and prints until
+// --for ends or Ctrl-C.
+func (g *globals) subscribed(cmd *cobra.Command, rt cliRuntime, host *printHost, fields map[string]any, forDur time.Duration) error {
 	b, _ := json.Marshal(fields)
 	if g.json {
 		// JSON lines only: the acknowledgement is the first line.

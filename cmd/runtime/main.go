@@ -135,7 +135,7 @@ func (g *globals) options() (mcprt.Options, error) {
 	var o mcprt.Options
 	if g.attach != "" {
 		// Commands that support --attach branch before options (serve.go).
-		return o, usage("this command does not support --attach yet (call, tool, status, list, connect and session do)")
+		return o, usage("this command does not support --attach: it works on this machine's configuration or tokens (call, tool, status, list, connect, search, describe, instructions, prompts, prompt, resources, read, events and session work attached)")
 	}
 	if g.tls.set() && !g.serving {
 		return o, usage("--tls-ca, --tls-cert, --tls-key and --attach-listen go with --attach (the first three also with serve)")

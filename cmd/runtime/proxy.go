@@ -74,7 +74,7 @@ func promptsCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use: "prompts", Short: "list the known prompts of every server (from the cache; connects nothing)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+			return g.withEither(cmd, nil, func(rt cliRuntime) error {
 				ps := rt.Prompts()
 				if g.json {
 					if ps == nil {
@@ -106,7 +106,7 @@ func promptCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use: "prompt SERVER NAME [VALUE | ARG=VALUE...]", Short: "render a server's prompt with arguments (positional, in declaration order, or by name)", Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+			return g.withEither(cmd, nil, func(rt cliRuntime) error {
 				res, err := rt.GetPromptWords(cmd.Context(), args[0], args[1], args[2:])
 				switch k := messages.KindOf(err); {
 				case err == nil:

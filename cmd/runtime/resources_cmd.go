@@ -66,7 +66,7 @@ func resourcesCmd(g *globals) *cobra.Command {
 		Use: "resources [SERVER]", Short: "list the resources and resource templates of every server, or of one", Args: cobra.MaximumNArgs(1),
 		ValidArgsFunction: g.completeServers,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+			return g.withEither(cmd, nil, func(rt cliRuntime) error {
 				mcp, _ := rt.Tool(mcprt.MCPToolName)
 				servers := rt.Servers()
 				if len(args) == 1 {
@@ -114,7 +114,7 @@ func readCmd(g *globals) *cobra.Command {
 				}
 				fields["args"] = vals
 			}
-			return g.withRuntime(cmd, func(rt *mcprt.Runtime) error {
+			return g.withEither(cmd, nil, func(rt cliRuntime) error {
 				switch {
 				case server != "":
 					fields["server"] = server

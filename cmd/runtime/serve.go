@@ -126,6 +126,7 @@ func (g *globals) withTools(cmd *cobra.Command, f func(rt toolRuntime) error) er
 		return err
 	}
 	defer s.Close()
+	g.announceIssues(cmd.Context(), s, nil)
 	return f(s)
 }
 

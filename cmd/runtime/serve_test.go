@@ -26,9 +26,15 @@ func startServe(t *testing.T, flags ...string) string {
 // startServeOf is startServe with the test server named server.
 func startServeOf(t *testing.T, server string, flags ...string) string {
 	t.Helper()
+	return startServeConfig(t, map[string]any{server: map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}}, flags...)
+}
+
+// startServeConfig is startServe with these servers.
+func startServeConfig(t *testing.T, servers map[string]any, flags ...string) string {
+	t.Helper()
 	t.Setenv(remote.EnvTokenDir, filepath.Join(t.TempDir(), "tokens"))
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
-	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{server: map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}}})
+	b, _ := json.Marshal(map[string]any{"mcpServers": servers})
 	if err := os.WriteFile(cfg, b, 0o600); err != nil {
 		t.Fatal(err)
 	}

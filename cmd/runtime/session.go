@@ -13,6 +13,7 @@ import (
 
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/remote"
 )
 
 func sessionCmd(g *globals) *cobra.Command {
@@ -63,6 +64,11 @@ func (g *globals) runSession(ctx context.Context, stdin io.Reader, askHost bool)
 	}
 	s := &session{rt: rt, local: local, out: out, ctx: ctx, asker: g.asker, inFlight: map[string]context.CancelFunc{}, subs: map[string]*mcprt.Subscription{}}
 	s.hello()
+	if rs, ok := rt.(*remote.Session); ok {
+		// What a runtime of its own notifies as it starts (before the
+		// hello), after the hello.
+		g.announceIssues(ctx, rs, sessionHost{out: out})
+	}
 	stopWatching := s.watch()
 	s.read(stdin)
 	s.calls.Wait()
