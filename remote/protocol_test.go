@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -493,4 +494,35 @@ func TestProtocolThroughPeer(t *testing.T) {
 	waitDone(ctx, t, never.Done(), "the relayed stream of a closed session")
 	testkit.Poll(ctx, t, "the peer's server sees the stream cancelled", func() bool { return b.cancelled(t, g.snapshot()[0]) })
 	testkit.Poll(ctx, t, "no lease left on the peer", func() bool { return leases(b.rig, "ts") == 0 })
+}
+
+// mirrored maps the root package's protocol-extension types to this
+// package's (protocol.go): remote.Protocol, ProtocolSession, Stream and
+// Observer mirror mcprt.Protocol, Session, Stream and Observer.
+func mirrored(sig string) string {
+	return strings.NewReplacer("*mcprt.Protocol", "*remote.Protocol", "*mcprt.Session", "*remote.ProtocolSession",
+		"*mcprt.Stream", "*remote.Stream", "*mcprt.Observer", "*remote.Observer").Replace(sig)
+}
+
+// The protocol-extension types through a session have every method of
+// the root package's, with the same signatures (modulo the mirrored
+// types).
+func TestProtocolTypesMirrorTheRuntimes(t *testing.T) {
+	for _, pair := range [][2]any{
+		{&mcprt.Protocol{}, &Protocol{}}, {&mcprt.Session{}, &ProtocolSession{}},
+		{&mcprt.Stream{}, &Stream{}}, {&mcprt.Observer{}, &Observer{}},
+	} {
+		root, ours := reflect.TypeOf(pair[0]), reflect.TypeOf(pair[1])
+		for i := 0; i < root.NumMethod(); i++ {
+			m := root.Method(i)
+			om, ok := ours.MethodByName(m.Name)
+			if !ok {
+				t.Errorf("%s has no %s", ours, m.Name)
+				continue
+			}
+			if got, want := signature(om.Type), mirrored(signature(m.Type)); got != want {
+				t.Errorf("%s.%s is %s; %s's is %s", ours, m.Name, got, root, want)
+			}
+		}
+	}
 }
