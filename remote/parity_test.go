@@ -20,10 +20,10 @@ import (
 // same signature, but for those listed here.
 func TestSessionHasTheRuntimesAPI(t *testing.T) {
 	notOffered := map[string]string{
-		"Subscribe":        "typed subscriptions through a session (docs/shared.md)",
-		"LiveActors":       "the count of the runtime's own actors: a session runs none",
-		"AuthServers":      "OAuth is the member's: its servers are logged in where they run (runtime auth)",
-		"Authorizer":       "OAuth is the member's: its servers are logged in where they run (runtime auth)",
+		"Subscribe":   "typed subscriptions through a session (docs/shared.md)",
+		"LiveActors":  "the count of the runtime's own actors: a session runs none",
+		"AuthServers": "OAuth is the member's: its servers are logged in where they run (runtime auth)",
+		"Authorizer":  "OAuth is the member's: its servers are logged in where they run (runtime auth)",
 	}
 	rt, sess := reflect.TypeOf(&mcprt.Runtime{}), reflect.TypeOf(&Session{})
 	for i := 0; i < rt.NumMethod(); i++ {
