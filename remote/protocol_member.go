@@ -29,6 +29,13 @@ import (
 //     member's Close) closes its protocol sessions (their streams and
 //     observers are cancelled on the server) and drops its shares.
 //
+// The state is held under memberProtos' lock, not in the session actor's
+// fields: the operations run on pool goroutines (Connect and Request
+// wait), and the runtime's handlers and the watchers call in from their
+// own goroutines. The session actor's end (the rules' Ended effect) ends
+// it, and a session's state is made only while the router knows the
+// session live, under the same lock, so none outlives its session.
+//
 // What the protocol sessions report by themselves (a stream's
 // notifications, its request written, its end; a protocol session's end)
 // goes down as protoEventMsg through the session's outbox: one writer at
