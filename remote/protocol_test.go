@@ -526,3 +526,27 @@ func TestProtocolTypesMirrorTheRuntimes(t *testing.T) {
 		}
 	}
 }
+
+// A protocol event survives encode and decode, a notification's params
+// and a JSON-RPC error's data byte for byte.
+func TestProtocolEventRoundTrip(t *testing.T) {
+	for _, m := range []*protoEventMsg{
+		{Kind: protoNote, Stream: 3, Method: ts.NoteExampleItem, Params: json.RawMessage(`{"n":1,"_meta":{"io.modelcontextprotocol/subscriptionId":"mcprt-1"}}`)},
+		{Kind: protoSent, Stream: 3},
+		{Kind: protoEnd, Stream: 3, End: &mcprt.End{Reason: messages.EndError, Error: "no such item",
+			ProtocolError: &messages.ProtocolError{Code: -32042, Message: "no such item", Data: json.RawMessage(`{"item":"x"}`)}}},
+		{Kind: protoDone, Conn: 2, Why: "the connection ended"},
+	} {
+		v, err := encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decode(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, m) {
+			t.Errorf("decoded %#v, want %#v", got, m)
+		}
+	}
+}
