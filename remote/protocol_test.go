@@ -306,8 +306,8 @@ func TestProtocolRegistrationThroughSessions(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a second session with the same definition: %v", err)
 	}
-	other := exampleDef
-	other.Requests = []string{ts.MethodExampleList}
+	other := exampleDef // example/stream as a request: its JSON-RPC error is the request's
+	other.Requests, other.Streams = []string{ts.MethodExampleList, ts.MethodExampleStream}, nil
 	if _, err := c.RegisterProtocol(other); !errors.Is(err, extension.ErrInvalidDefinition) {
 		t.Errorf("a different definition of a namespace another session holds: %v", err)
 	}
@@ -338,8 +338,22 @@ func TestProtocolRegistrationThroughSessions(t *testing.T) {
 	// Once both disposed, c may register the namespace its own way.
 	pb.Dispose()
 	waitDone(ctx, t, psb.Done(), "b's protocol session after Dispose")
-	if _, err := c.RegisterProtocol(other); err != nil {
-		t.Errorf("the namespace after its last session disposed it: %v", err)
+	pc, err := c.RegisterProtocol(other)
+	if err != nil {
+		t.Fatalf("the namespace after its last session disposed it: %v", err)
+	}
+	psc, err := pc.Connect(ctx, "ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = psc.Request(ctx, ts.MethodExampleStream, params(ts.StreamParams{End: ts.EndError,
+		ErrorCode: -32042, ErrorMessage: "no such item", ErrorData: json.RawMessage(`{"item":"x","retry":false}`)}))
+	var me *messages.Error
+	if !errors.As(err, &me) || me.Kind != messages.KindRPC {
+		t.Fatalf("a request answered with a JSON-RPC error: %v, want rpc", err)
+	}
+	if pe := me.Protocol(); pe == nil || pe.Code != -32042 || pe.Message != "no such item" || string(pe.Data) != `{"item":"x","retry":false}` {
+		t.Fatalf("the request's JSON-RPC error %+v (from %+v)", pe, me)
 	}
 }
 
