@@ -564,3 +564,46 @@ func TestProtocolEventRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A handler that falls behind by maxOutbox notifications ends its own
+// stream (error: not keeping up) and the stream is cancelled on the
+// server; another stream of the session is untouched.
+func TestProtocolSlowHandlerEndsItsStream(t *testing.T) {
+	r := newProtoRig(t)
+	ctx := testkit.Ctx(t)
+	s := r.attach(t, AttachOptions{})
+	p, err := s.RegisterProtocol(exampleDef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := p.Connect(ctx, "ts")
+	var sib protoFrames
+	sibling, _ := ps.OpenStream(ts.MethodExampleStream, params(ts.StreamParams{Count: 1, End: ts.EndNever}), sib.handle)
+	sib.wait(ctx, t, 2)
+	release := make(chan struct{})
+	var first protoFrames
+	slow, err := ps.OpenStream(ts.MethodExampleStream, params(ts.StreamParams{Count: maxOutbox + 100, End: ts.EndNever}),
+		func(method string, params json.RawMessage) error {
+			if len(first.snapshot()) == 0 {
+				_ = first.handle(method, params)
+				<-release
+			}
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := first.wait(ctx, t, 1)
+	testkit.Poll(ctx, t, "the server sees the slow stream cancelled", func() bool { return r.cancelled(t, f[0]) })
+	close(release)
+	end := slow.Closed()
+	wantEnd(t, "the slow stream", end, messages.EndError)
+	if !strings.Contains(end.Error, "not keeping up") {
+		t.Fatalf("end.Error %q", end.Error)
+	}
+	select {
+	case <-sibling.Done():
+		t.Fatalf("the sibling ended: %+v", sibling.Closed())
+	default:
+	}
+}
