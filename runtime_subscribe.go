@@ -77,6 +77,26 @@ func MaxAge(d time.Duration) SubscribeOption {
 	}}
 }
 
+// SubscribeOptionValues reports what opts set, so that a shared runtime's
+// session (remote.Session.Subscribe) can carry them to the member that
+// subscribes: the cursor FromCursor gave (fromCursor false when none
+// did) and MaxAge's bound (nil when none did, else rounded down to the
+// millisecond, as the wire carries it).
+func SubscribeOptionValues(opts ...SubscribeOption) (cursor string, fromCursor bool, maxAge *time.Duration) {
+	var spec eventstream.Spec
+	for _, o := range opts {
+		if o.set != nil {
+			o.set(&spec)
+		}
+	}
+	cursor, fromCursor = spec.Cursor.Value()
+	if spec.MaxAgeMs != nil {
+		d := time.Duration(*spec.MaxAgeMs) * time.Millisecond
+		maxAge = &d
+	}
+	return cursor, fromCursor, maxAge
+}
+
 // Subscription is a host's running subscription.
 type Subscription struct {
 	id      string

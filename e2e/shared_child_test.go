@@ -22,6 +22,8 @@ const (
 	envServePeer   = "MCPRT_E2E_SERVE_PEER"   // with envServeConfig: members to join, "ADDR ..."
 	envCluster     = "MCPRT_E2E_CLUSTER"      // with envServeConfig: the cluster token file
 	envListen      = "MCPRT_E2E_LISTEN"       // the member's or the session's listening address
+	// with envAttachAddr: "SERVER EVENT" to subscribe typed before the call
+	envAttachSubscribe = "MCPRT_E2E_ATTACH_SUBSCRIBE"
 )
 
 // sharedChildIfRequested runs the member or the session child and exits
@@ -74,6 +76,13 @@ func attachChild(addr string) int {
 	if err != nil {
 		fmt.Println("attach:", err)
 		return 1
+	}
+	if spec := os.Getenv(envAttachSubscribe); spec != "" { // a typed subscription first
+		server, event, _ := strings.Cut(spec, " ")
+		if _, err := s.Subscribe(context.Background(), server, event, nil, func(mcprt.Delivery) {}); err != nil {
+			fmt.Println("subscribe:", err)
+			return 1
+		}
 	}
 	fmt.Println("LISTEN attached")
 	t, _ := s.Tool(mcprt.MCPToolName)

@@ -105,6 +105,9 @@ type Session struct {
 
 	attached chan *attachedMsg
 	once     sync.Once
+
+	// typed are the session's typed subscriptions (session_subscribe.go).
+	typed typedSubs
 }
 
 // Attach joins the shared runtime serving at addr (host:port) with the
@@ -317,6 +320,9 @@ func (s *Session) fail(err *messages.Error) {
 	s.mu.Unlock()
 	s.cancel() // the hooks answering questions: nobody waits for them now
 	s.endProtos(err)
+	if err.Kind != messages.KindShutdown && s.self != nil {
+		s.n.sys.Root.Send(s.self, typedLost{err: err}) // their final status
+	}
 	for id, ch := range pending {
 		ch <- &replyMsg{ID: id, Err: toWireErr(err)}
 	}

@@ -29,7 +29,10 @@
 // (cluster.go, membership.go, cluster_auth.go) and forwards requests for
 // the servers of other live members (peers.go); a server's
 // questions go to one session (asks.go, router_pick.go); events wakeups
-// are split per session (router.go). The rules for the sessions (calls
+// are split per session (router.go); a session's typed subscriptions
+// (Session.Subscribe) run on the member, owned by its session actor, their
+// deliveries queued (bounded) and sent in order on its link
+// (ops_subscribe.go, session_subscribe.go). The rules for the sessions (calls
 // and leases, subscription shares, liveness, questions, the split) are
 // package sessions', a pure core the session actors execute.
 //
@@ -47,8 +50,12 @@
 // actor, until its timeout aborts the write). A tool call runs on a pool
 // goroutine (pool.go) that posts its result back to its session actor;
 // deliveries and notices reach session actors through the pool too, never
-// inline from the runtime's actors. Each link has one goroutine reading
-// it on each side, running the addressed actor inline. Server.Close and
+// inline from the runtime's actors. A typed subscription's handler only
+// queues (at most 1,024 deliveries or 32 MiB, then it ends with an
+// "overrun" status); one pool goroutine at a time drains its queue onto
+// the session's link, so a stalled session holds only that drain. Each
+// link has one goroutine reading it on each side, running the addressed
+// actor inline. Server.Close and
 // Session.Close wait for every goroutine they started (the pool's, the
 // calls', the links', the membership's tick;
 // protoactor's cluster gossiper keeps a log-throttle timer goroutine of

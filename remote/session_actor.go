@@ -32,6 +32,8 @@ type sessionActor struct {
 	// held keeps a subscribe whose outcome named a subscription being
 	// ended, until the rules run it again (sessions.Rerun, rerunMsg).
 	held map[uint64]*requestMsg
+	// typed are the session's typed subscriptions, by its key (ops_subscribe.go).
+	typed map[uint64]*typedSub
 
 	// live is the liveness timer (session_live.go). When it finds the
 	// session silent for its timeout it sets expiring: from then on this
@@ -55,6 +57,7 @@ type (
 		req   *requestMsg
 		reply *replyMsg
 		sub   string // a subscription the call made, if any
+		typed *typedSub
 	}
 	// rerunMsg runs a held subscribe again (router.do sends it).
 	rerunMsg struct{ id uint64 }
@@ -110,6 +113,10 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 			a.held[m.id] = m.req
 		}
 		a.exec(ctx, effs, input{reply: m.reply})
+		a.settleTyped(m.typed, effs)
+		return
+	case typedGone:
+		a.typedEnded(m.t)
 		return
 	case rerunMsg:
 		req := a.held[m.id]
@@ -208,6 +215,7 @@ func (a *sessionActor) exec(ctx actor.Context, effs []sessions.Effect, in input)
 			a.srv.logger.Info("session ended", "session", a.self.Id, "why", e.Why, "calls", e.Calls, "subscriptions", e.Subs)
 			a.reply(&endedMsg{Err: endedErr(e.Why)})
 			a.srv.endProtocols(a.self.Id) // protocol_member.go
+			a.endTyped()
 		case sessions.HeartbeatAck:
 			a.reply(heartbeatMsg{}) // the session's sign that this member lives
 		case sessions.PassAnswer:
@@ -241,6 +249,9 @@ func endedErr(why string) *wireErr {
 // blocks); its outcome comes back as callDone. For a list, own is the
 // session's subscriptions, to keep of the runtime's answer.
 func (a *sessionActor) start(m *requestMsg, own map[string]bool) {
+	if a.startTyped(m) {
+		return
+	}
 	cctx, cancel := context.WithCancel(mcprt.WithCaller(ctxBackground, sessionCall{pid: a.self, id: m.ID}))
 	a.calls[m.ID] = cancel
 	srv, self, member := a.srv, a.self, a.member
@@ -265,6 +276,7 @@ func (a *sessionActor) start(m *requestMsg, own map[string]bool) {
 // (the session ends with the crash).
 func (a *sessionActor) forget(m callDone) {
 	delete(a.calls, m.id)
+	a.settleTyped(m.typed, nil)
 	id := a.self.Id
 	a.exec(nil, a.srv.router.do(func(c *sessions.Member) []sessions.Effect { return c.Forget(id, m.id, m.sub) }), input{})
 }

@@ -15,6 +15,10 @@ type receiver struct{ s *Session }
 
 func (r *receiver) Receive(ctx actor.Context) {
 	s := r.s
+	if l, ok := ctx.Message().(typedLost); ok {
+		s.loseTyped(l.err)
+		return
+	}
 	msg := wireMessage(ctx.Message(), s.logger)
 	if msg != nil {
 		s.heardNow()
@@ -42,6 +46,8 @@ func (r *receiver) Receive(ctx actor.Context) {
 		s.withdrawAsk(m.ID)
 	case *protoEventMsg:
 		s.protoEvent(m) // protocol.go
+	case *typedMsg:
+		s.deliverTyped(m)
 	}
 }
 
@@ -51,6 +57,8 @@ func (s *Session) callHost(f func(mcprt.Host)) {
 	}
 	s.hostMu.Lock()
 	defer s.hostMu.Unlock()
+	s.typed.busy.Add(1) // a typed subscription's Stop from here cannot wait
+	defer s.typed.busy.Add(-1)
 	defer asHostPanic()
 	f(s.host)
 }

@@ -34,6 +34,7 @@ const (
 	kindAsk       = "ask"       // session actor → session: a server asks the client (asks.go)
 	kindAskCancel = "askCancel" // session actor → session: the server withdrew its question
 	kindAnswer    = "answer"    // session → its session actor: the answer to an ask
+	kindTyped     = "typed"     // session actor → session: a typed subscription's deliveries (ops_subscribe.go)
 )
 
 type envelope struct {
@@ -196,6 +197,8 @@ func kindOf(m any) (string, error) {
 		return kindAnswer, nil
 	case *protoEventMsg:
 		return kindProto, nil
+	case *typedMsg:
+		return kindTyped, nil
 	}
 	return "", fmt.Errorf("remote: %T is not a wire message", m)
 }
@@ -359,6 +362,8 @@ func decode(v *wrapperspb.BytesValue) (any, error) {
 		m = &answerMsg{}
 	case kindProto:
 		m = &protoEventMsg{}
+	case kindTyped:
+		m = &typedMsg{}
 	case kindHeartbeat:
 		return heartbeatMsg{}, nil
 	case kindDetach:

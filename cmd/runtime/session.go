@@ -34,7 +34,7 @@ func sessionCmd(g *globals) *cobra.Command {
 type session struct {
 	rt sidecarRuntime
 	// local is the embedded runtime; nil when the sidecar is attached to a
-	// shared runtime (--attach), which has no typed subscriptions yet.
+	// shared runtime (--attach).
 	local *mcprt.Runtime
 	out   *sessionOut
 	ctx   context.Context
@@ -46,7 +46,7 @@ type session struct {
 	// by mu.
 	inFlight map[string]context.CancelFunc
 	// subs are the host's typed subscriptions by id; guarded by mu.
-	subs map[string]*mcprt.Subscription
+	subs map[string]typedSubscription
 }
 
 // runSession serves the sidecar protocol until stdin ends (or the process
@@ -62,7 +62,7 @@ func (g *globals) runSession(ctx context.Context, stdin io.Reader, askHost bool)
 		out.close()
 		return err
 	}
-	s := &session{rt: rt, local: local, out: out, ctx: ctx, asker: g.asker, inFlight: map[string]context.CancelFunc{}, subs: map[string]*mcprt.Subscription{}}
+	s := &session{rt: rt, local: local, out: out, ctx: ctx, asker: g.asker, inFlight: map[string]context.CancelFunc{}, subs: map[string]typedSubscription{}}
 	s.hello()
 	if rs, ok := rt.(*remote.Session); ok {
 		// What a runtime of its own notifies as it starts (before the

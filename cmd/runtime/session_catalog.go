@@ -82,9 +82,6 @@ var catalogMethods = map[string]sessionMethod{
 		if p.Server == "" || p.Event == "" {
 			return nil, messages.Errorf(messages.KindInvalidArgs, "", `subscribe needs params {"server": NAME, "event": NAME}`)
 		}
-		if s.local == nil {
-			return nil, messages.Errorf(messages.KindInvalidArgs, p.Server, "typed subscriptions are not available through --attach yet: use the mcp_events tool")
-		}
 		var opts []mcprt.SubscribeOption
 		if p.Cursor != nil {
 			opts = append(opts, mcprt.FromCursor(*p.Cursor))
@@ -93,7 +90,7 @@ var catalogMethods = map[string]sessionMethod{
 		// unsubscribe); cancelling the request aborts the subscribe only.
 		life, end := context.WithCancel(s.ctx)
 		detach := context.AfterFunc(ctx, end)
-		sub, err := s.local.Subscribe(life, p.Server, p.Event, p.Arguments, s.deliverTyped, opts...)
+		sub, err := s.subscribeTyped(life, p.Server, p.Event, p.Arguments, opts...)
 		if !detach() || err != nil {
 			end()
 			if err == nil {
