@@ -7,12 +7,13 @@
 // session actor per attached session. A host calls Attach instead of
 // mcprt.Start and gets a *Session with the host-facing API of a Runtime
 // (tools, the typed API, prompts and resources, status, configuration
-// issues, roots of its own, deliveries to its Host: session_api.go,
-// session_catalog.go, session_parity.go); its tools execute on the
-// serving runtime, so every session shares one connection, one catalog
-// and one process per server. A session's SetRoots has the member tell
-// every server the roots changed; their questions then reach the session
-// the pick rule chooses (router_pick.go, ops_parity.go).
+// issues, roots of its own, deliveries to its Host, the protocol-extension
+// API: session_api.go, session_catalog.go, session_parity.go,
+// protocol.go); its tools execute on the serving runtime, so every session
+// shares one connection, one catalog and one process per server. A
+// session's SetRoots has the member tell every server the roots changed;
+// their questions then reach the session the pick rule chooses
+// (router_pick.go, ops_parity.go).
 //
 // Every peer must present the serving process's token (token.go): the
 // gRPC server refuses a stream or call without it before protoactor sees
@@ -26,7 +27,8 @@
 // link_accept.go, server_links.go); every member is a Proto.Actor cluster
 // member with a membership of its own over the authenticated remote
 // (cluster.go, membership.go, cluster_auth.go) and forwards requests for
-// the servers of other live members (peers.go); a server's
+// the servers of other live members (peers.go), advertising only the
+// servers it can run (offers.go); a server's
 // questions go to one session (asks.go, router_pick.go); events wakeups
 // are split per session (router.go); a session's typed subscriptions
 // (Session.Subscribe) run on the member, owned by its session actor, their
@@ -34,6 +36,14 @@
 // (ops_subscribe.go, session_subscribe.go). The rules for the sessions (calls
 // and leases, subscription shares, liveness, questions, the split) are
 // package sessions', a pure core the session actors execute.
+//
+// A session's protocol extensions: a namespace is registered with the
+// runtime once and shared by the sessions that registered it with the same
+// definition; each session's protocol sessions, streams and observers are
+// its own (looked up by the ids it chose), end with it, and report through
+// its outbox, which one pool goroutine at a time writes to it in order. A
+// stream's handler runs on a goroutine of the stream's own in the
+// session's process.
 //
 // Concurrency: the gateway and session actors run inline on the goroutine
 // that posts to them and never wait, except a session actor writing to
@@ -48,7 +58,8 @@
 // link has one goroutine reading it on each side, running the addressed
 // actor inline. Server.Close and
 // Session.Close wait for every goroutine they started (the pool's, the
-// calls', the links', the membership's tick;
+// calls', the links', the membership's tick, the retries of servers it
+// withdrew;
 // protoactor's cluster gossiper keeps a log-throttle timer goroutine of
 // its own for up to 60 s after). Timers (heartbeats, the session timeout,
 // the membership's views) go through the injected clock. The gateway, the

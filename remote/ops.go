@@ -116,6 +116,9 @@ func (s *Server) execute(ctx context.Context, m *requestMsg, fromMember bool) (r
 		}
 		out = tools
 	default:
+		if b, ok, err := s.executeProtocol(ctx, m, fromMember); ok { // ops_protocol.go
+			return b, "", err
+		}
 		res, ok, err := executeCatalog(ctx, rt, m)
 		if !ok {
 			res, ok, err = s.executePeerCatalog(ctx, m) // peers_catalog.go

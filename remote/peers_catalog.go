@@ -244,19 +244,17 @@ func (s *Server) fetchCatalog(ctx context.Context, m memberInfo, list bool) fetc
 	return fetched{m: m, r: r}
 }
 
-// Forward runs an `mcp` call (args name server) on the member running
-// server that forwardTo picks.
+// Forward runs an `mcp` call (args name server) as a session's call
+// naming server is forwarded (peers.go): on the live members that offer
+// it, in the membership's order.
 func (p peersOf) Forward(ctx context.Context, server string, args json.RawMessage) mcprt.Result {
 	s := p.s
 	if isForwarded(ctx) || s.member == nil {
 		return failure(messages.Errorf(messages.KindServerNotFound, server, "server %q runs on another member (a request a member forwarded is not forwarded again)", server))
 	}
-	_, ps, err := s.forwardTo(ctx, server)
-	if err != nil {
-		return failure(messages.AsError(err, messages.KindDisconnected, server))
+	b, _, handled, err := s.forward(ctx, &requestMsg{Op: opTool, Name: mcprt.MCPToolName, Args: args})
+	if !handled {
+		return failure(messages.Errorf(messages.KindDisconnected, server, "server %q runs on another member, and no live member offers it now", server))
 	}
-	if ps == nil {
-		return failure(messages.Errorf(messages.KindDisconnected, server, "server %q runs on another member, and no live member runs it now", server))
-	}
-	return renderedResult(ps.request(ctx, opTool, mcprt.MCPToolName, args))
+	return renderedResult(b, err)
 }

@@ -15,6 +15,7 @@ import (
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/supervisor"
 )
 
 // GatewayName is the gateway actor's name on a serving member: sessions
@@ -75,6 +76,11 @@ type ServeOptions struct {
 	// PeerTLS is mutual TLS for this member's sessions on the other
 	// members (nil: plaintext).
 	PeerTLS *ClientTLS
+	// ServerRetry is how long after a server failed here (and was
+	// withdrawn from the member's view) the member tries it again itself,
+	// while it knows other members; then twice as long each time, up to
+	// 5 min (default supervisor.DefaultRetryEvery, 30 s; offers.go).
+	ServerRetry time.Duration
 	// InjectCrash is the crash-injection seam, for tests and simulation
 	// only; production never sets it. It is asked before every ordinary
 	// message the gateway and the session actors take; true makes that
@@ -102,11 +108,13 @@ type Server struct {
 	calls     sync.WaitGroup // every call goroutine of every session
 	pool      *pool          // runs the calls (its workers count in calls)
 	member    *provider      // the cluster membership (membership.go)
+	offers    *offers        // the servers this member advertises (offers.go)
 	peerLinks peerLinks      // this member's sessions on the other members (cluster.go)
 	peerSubs  peerSubs       // subscriptions that live on a peer (peers_events.go)
 	peerCat   peerCatalogs   // the other members' catalogs, for the mcp tool (peers_catalog.go)
 	links     serverLinks    // the session processes' links (server_links.go)
 	watch     changeWatch    // the runtime's changes, told to sessions (server_watch.go)
+	protos    memberProtos   // the sessions' protocol extensions (protocol_member.go)
 	sup       *supervision   // the gateway's and the session actors' (supervise.go)
 	once      sync.Once
 }
@@ -134,6 +142,7 @@ func NewServer(opts ServeOptions) *Server {
 	s := &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter(),
 		asks: asks{waiting: map[uint64]chan *answerMsg{}, urls: map[string]*actor.PID{}}}
 	s.pool = newPool(maxIdleWorkers, &s.calls)
+	s.offers = newOffers(supervisor.Retry{Every: opts.ServerRetry})
 	s.sup = newSupervision(s.clock, logger, opts.InjectCrash, func(n messages.Notice) { s.router.Notify(ctxBackground, n) })
 	return s
 }
@@ -225,6 +234,7 @@ func (s *Server) Close() error {
 	var err error
 	s.once.Do(func() {
 		if s.n == nil {
+			s.offers.stop()
 			return
 		}
 		s.rt.SetPeers(nil)
@@ -240,6 +250,7 @@ func (s *Server) Close() error {
 		s.calls.Wait()
 		s.closeLinks()
 		s.leaveCluster()
+		s.offers.stop() // after the views: no retry starts after it
 		for _, p := range s.allLinks() {
 			p.close()
 		}

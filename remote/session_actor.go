@@ -214,6 +214,7 @@ func (a *sessionActor) exec(ctx actor.Context, effs []sessions.Effect, in input)
 		case sessions.Ended:
 			a.srv.logger.Info("session ended", "session", a.self.Id, "why", e.Why, "calls", e.Calls, "subscriptions", e.Subs)
 			a.reply(&endedMsg{Err: endedErr(e.Why)})
+			a.srv.endProtocols(a.self.Id) // protocol_member.go
 			a.endTyped()
 		case sessions.HeartbeatAck:
 			a.reply(heartbeatMsg{}) // the session's sign that this member lives
@@ -257,6 +258,7 @@ func (a *sessionActor) start(m *requestMsg, own map[string]bool) {
 	ran := srv.pool.run(func() {
 		defer cancel()
 		result, sub, err := srv.execute(cctx, m, member)
+		srv.withdraw(m, result, err) // it failed here: offers.go
 		if own != nil && err == nil {
 			result = onlyOwn(result, own)
 		}

@@ -137,7 +137,7 @@ func (m *MCP) peerConnect(ctx context.Context, server string) (Result, bool) {
 	if _, ok := m.view().cfg.byName[server]; !ok {
 		return Result{}, false
 	}
-	a, _ := json.Marshal(map[string]string{"connect": server})
+	a, _ := json.Marshal(map[string]string{"connect": server, "server": server})
 	return withNotes(h.p.Forward(ctx, server, a), notes), true
 }
 
