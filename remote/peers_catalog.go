@@ -150,9 +150,11 @@ func (p peersOf) Servers(ctx context.Context, list bool) (uint64, []mcprt.PeerSe
 			c.by[m.ID] = f.r
 		}
 		r := c.by[m.ID]
-		shown = append(shown, fmt.Sprintf("%s@%d", m.ID, r.Version))
+		shown = append(shown, fmt.Sprintf("%s@%d:%s", m.ID, r.Version, strings.Join(m.Servers, ",")))
 		for _, ps := range r.Servers {
-			if !have(ps.Name) {
+			// Only what it offers (offers.go): a server it withdrew is
+			// reached on another member, or not at all.
+			if slices.Contains(m.Servers, ps.Name) && !have(ps.Name) {
 				ps.Member = m.Addr
 				servers = append(servers, ps)
 			}
