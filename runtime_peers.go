@@ -18,13 +18,14 @@ type Peers = tools.Peers
 
 // ExportedServers returns the runtime's own enabled servers as its `mcp`
 // tool exposes them (their tools, resource tools, search keywords and
-// instructions), with the catalog's version; list first lists the servers
-// never listed, as an `mcp` call by a tool's name alone does.
-func (r *Runtime) ExportedServers(ctx context.Context, list bool) (uint64, []PeerServer) {
+// instructions), with the catalog's version; same (and no servers) when
+// that version is since. list first lists the servers never listed, as an
+// `mcp` call by a tool's name alone does.
+func (r *Runtime) ExportedServers(ctx context.Context, list bool, since uint64) (version uint64, servers []PeerServer, same bool) {
 	if r.mcp == nil {
-		return 0, nil
+		return 0, nil, false
 	}
-	return r.mcp.Exported(ctx, list)
+	return r.mcp.Exported(ctx, list, since)
 }
 
 // SetPeers has the runtime's `mcp` tool search, describe and call by a

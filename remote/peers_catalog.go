@@ -72,11 +72,8 @@ func (s *Server) executePeerCatalog(ctx context.Context, m *requestMsg) (out any
 			return nil, true, messages.Errorf(messages.KindInvalidArgs, "", "peerCatalog arguments: %s", err)
 		}
 	}
-	version, servers := s.rt.ExportedServers(ctx, a.List)
-	if a.Since != 0 && version == a.Since {
-		return peerCatalogReply{Version: version, Same: true}, true, nil
-	}
-	return peerCatalogReply{Version: version, Servers: servers}, true, nil
+	version, servers, same := s.rt.ExportedServers(ctx, a.List, a.Since)
+	return peerCatalogReply{Version: version, Same: same, Servers: servers}, true, nil
 }
 
 // forwardedKey marks the context of a request another member forwarded:

@@ -136,3 +136,38 @@ func TestMCPToolLeavesOutSilentMember(t *testing.T) {
 		t.Fatalf("search with a silent member: %q, want it left out: %q", res.Text, want)
 	}
 }
+
+// BenchmarkCallThroughPeer is an `mcp` call of the other member's echo
+// through a member that runs no servers: by the tool's name alone (which
+// first asks the other member whether its catalog changed) and naming the
+// server (which does not).
+// go test ./remote -run '^$' -bench CallThroughPeer -benchtime 2000x
+func BenchmarkCallThroughPeer(b *testing.B) {
+	ct := filepath.Join(b.TempDir(), "cluster.token")
+	a := newRig(b, map[string]config.Server{"one": testServer(b, nil)}, ServeOptions{ClusterTokenFile: ct})
+	m := newRig(b, nil, ServeOptions{ClusterTokenFile: ct, Peers: []Peer{{Addr: a.srv.Addr()}}})
+	ctx := context.Background()
+	testkit.Poll(testkit.Ctx(b), b, "a and m to have each other", func() bool { return len(liveAddrs(m)) == 1 && len(liveAddrs(a)) == 1 })
+	s, err := Attach(ctx, m.srv.Addr(), AttachOptions{TokenFile: m.srv.TokenFile()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	tool, _ := s.Tool("mcp")
+	for _, bc := range []struct{ name, args string }{
+		{"byName", `{"tool":"echo","args":{"message":"x"}}`},
+		{"naming", `{"server":"one","tool":"echo","args":{"message":"x"}}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			if res := tool.Execute(ctx, json.RawMessage(bc.args)); res.IsError {
+				b.Fatal(res.Text)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if res := tool.Execute(ctx, json.RawMessage(bc.args)); res.IsError {
+					b.Fatal(res.Text)
+				}
+			}
+		})
+	}
+}

@@ -208,10 +208,11 @@ func (p peerCatalogs) Server(name string) *actors.ServerCatalog {
 }
 
 // Exported returns this runtime's own enabled servers as the proxy tool
-// exposes them, in configuration order, with the catalog's version. list
-// first lists the servers never listed (each once, as resolving a tool's
-// name alone does; a failed listing is not tried again).
-func (m *MCP) Exported(ctx context.Context, list bool) (uint64, []PeerServer) {
+// exposes them, in configuration order, with the catalog's version; same
+// (and no servers) when the version is since. list first lists the
+// servers never listed (each once, as resolving a tool's name alone does;
+// a failed listing is not tried again).
+func (m *MCP) Exported(ctx context.Context, list bool, since uint64) (version uint64, servers []PeerServer, same bool) {
 	if list && m.sys != nil {
 		v := m.view()
 		var pending []string
@@ -230,6 +231,9 @@ func (m *MCP) Exported(ctx context.Context, list bool) (uint64, []PeerServer) {
 		}
 	}
 	v := m.view()
+	if since != 0 && v.version == since {
+		return v.version, nil, true
+	}
 	out := []PeerServer{}
 	for _, name := range m.cfg.order {
 		sc := m.cfg.byName[name]
@@ -244,5 +248,5 @@ func (m *MCP) Exported(ctx context.Context, list bool) (uint64, []PeerServer) {
 		}
 		out = append(out, ps)
 	}
-	return v.version, out
+	return v.version, out, false
 }

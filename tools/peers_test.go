@@ -19,7 +19,7 @@ type fakePeers struct {
 }
 
 func (f *fakePeers) Servers(ctx context.Context, list bool) (uint64, []PeerServer, []string) {
-	v, servers := f.m.Exported(ctx, list)
+	v, servers, _ := f.m.Exported(ctx, list, 0)
 	for i := range servers {
 		servers[i].Member = "127.0.0.1:1"
 	}
