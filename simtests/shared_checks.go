@@ -1,6 +1,8 @@
 package simtests
 
 import (
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -183,5 +185,19 @@ func (s *sharedWorld) account(subs []eventstream.Snapshot) {
 			s.w.violate("session %s: %d event(s) emitted after it joined were neither delivered to it nor counted in its dropped_events (%d counted) [%s]",
 				sid, missing, ss.dropped, strings.Join(where, " "))
 		}
+	}
+}
+
+// checkUnsubs compares the runtime subscriptions effs end with want.
+func (s *sharedWorld) checkUnsubs(what string, effs []sessions.Effect, want []string) {
+	got := []string{}
+	for _, e := range effs {
+		if e.Kind == sessions.Unsubscribe {
+			got = append(got, e.Sub)
+		}
+	}
+	sort.Strings(got)
+	if !slices.Equal(got, want) {
+		s.w.violate("member: %s ended runtime subscription(s) %v, want %v (those whose last owner left)", what, got, want)
 	}
 }

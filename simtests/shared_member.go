@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"sync/atomic"
 	"time"
 
@@ -52,11 +51,12 @@ type sharedWorld struct {
 	acts               int                               // activations of the member and its hops queued
 	n                  int                               // the member's own operations
 	closed, checked    bool
-	kills              []clock.Timer // a dead session's connection end, on its way to the member
-	posts              []*post       // calls' outcomes on their way to the rules
-	holding            bool          // outcomes are held (scenario files: "outcomes hold")
-	held               []func()      // the outcomes held, in order
-	rng                *rand.Rand    // their delays
+	kills              []clock.Timer   // a dead session's connection end, on its way to the member
+	posts              []*post         // calls' outcomes on their way to the rules
+	holding            bool            // outcomes are held (scenario files: "outcomes hold")
+	held               []func()        // the outcomes held, in order
+	rng                *rand.Rand      // their delays
+	limits             sessions.Limits // each session's (shared_limits.go)
 }
 
 // liveTimer is a liveness timer of the member.
@@ -79,15 +79,18 @@ type memberCall struct {
 	finished  bool   // its outcome reached the rules
 	runs      int    // its runs on the runtime (a subscribe runs again: sessions.Rerun)
 	rerunOf   string // the subscription it last ran again for
+	held      bool   // the member holds it: run, its outcome not yet taken for good
 }
 
 // sharedTotals counts what the shared campaigns did (TestSim reports it).
 var sharedTotals struct {
-	sessions, answered, delivered, dropped, ended, accounted, questions, reruns atomic.Int64
+	sessions, answered, delivered, dropped, ended, accounted, questions, reruns, refused atomic.Int64
 }
 
 func newShared(w *World, timeout time.Duration) *sharedWorld {
-	return &sharedWorld{w: w, core: sessions.New(), rng: rand.New(rand.NewPCG(w.Seed, 0x9057)), timeout: timeout, heartbeat: time.Second,
+	core := sessions.New()
+	core.SetLimits(sessions.DefaultLimits())
+	return &sharedWorld{w: w, core: core, limits: sessions.DefaultLimits(), rng: rand.New(rand.NewPCG(w.Seed, 0x9057)), timeout: timeout, heartbeat: time.Second,
 		sessions: map[string]*simSession{}, timers: map[string][]*liveTimer{}, calls: map[string]map[uint64]*memberCall{},
 		ops: map[string]*memberCall{}, ended: map[string]bool{}, own: map[string]map[string]bool{}, ending: map[string]bool{}, unsubs: map[string]string{}, left: map[string]map[string]uint64{}, heard: map[string]time.Duration{},
 		asks: map[uint64]*simAsk{}, lastUse: map[string]string{}}
@@ -161,7 +164,11 @@ func (s *sharedWorld) fromSession(sid string, m hopMsg) {
 		case "subscribe":
 			r.Action = "subscribe"
 		}
+		calls, subs := s.modelHeld(sid)
 		effs := s.core.Request(sid, r)
+		if live {
+			s.checkLimits(sid, r, calls, subs, effs)
+		}
 		if live && m.req.kind == "unsubscribe" {
 			got := []string{}
 			for _, e := range effs {
@@ -220,20 +227,6 @@ func (s *sharedWorld) end(sid string, input func() []sessions.Effect) {
 	}
 }
 
-// checkUnsubs compares the runtime subscriptions effs end with want.
-func (s *sharedWorld) checkUnsubs(what string, effs []sessions.Effect, want []string) {
-	got := []string{}
-	for _, e := range effs {
-		if e.Kind == sessions.Unsubscribe {
-			got = append(got, e.Sub)
-		}
-	}
-	sort.Strings(got)
-	if !slices.Equal(got, want) {
-		s.w.violate("member: %s ended runtime subscription(s) %v, want %v (those whose last owner left)", what, got, want)
-	}
-}
-
 // opDone is a host operation finishing: if it ran a session's call, the
 // rules get its outcome.
 func (s *sharedWorld) opDone(op *hostOp) {
@@ -279,11 +272,13 @@ func (s *sharedWorld) opDone(op *hostOp) {
 		if want == nil {
 			want = []string{}
 		}
-		if again := s.core.Has(mc.session, mc.id); again != (stale && !s.ended[mc.session] && !mc.gaveUp && mc.id >= s.left[mc.session][sub]) {
-			s.w.violate("member: %s's subscribe %d answered with %s (ending: %v): run again %v", mc.session, mc.id, sub, stale, again)
+		again := stale && !s.ended[mc.session] && !mc.gaveUp && mc.id >= s.left[mc.session][sub] // the model's
+		if got := s.core.Has(mc.session, mc.id); got != again {
+			s.w.violate("member: %s's subscribe %d answered with %s (ending: %v): run again %v", mc.session, mc.id, sub, stale, got)
 		} else if again {
 			mc.finished = false // still counts for questions, as in the rules
 		}
+		mc.held = again
 		s.checkUnsubs(fmt.Sprintf("the outcome of %s's call %d", mc.session, mc.id), effs, want)
 		res := op.res
 		if mc.filter != nil {
@@ -331,7 +326,7 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 			}
 			delete(s.timers, e.Session)
 		case sessions.Run:
-			mc.filter = e.Filter
+			mc.filter, mc.held = e.Filter, true
 			if mc.req.kind != "status" { // it counts for questions
 				s.seq++
 				mc.seq = s.seq
@@ -363,6 +358,8 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 			c.runs++
 			sharedTotals.reruns.Add(1)
 			s.run(c)
+		case sessions.Refuse:
+			s.answer(e, hopMsg{kind: "reply", id: e.ID, res: outcome{code: "resource_exhausted", text: e.Why}})
 		case sessions.ReplyDuplicate:
 			s.answer(e, hopMsg{kind: "reply", id: e.ID, res: outcome{code: "invalid_arguments", text: "already in flight"}})
 		case sessions.ReplyStopped:
