@@ -30,12 +30,17 @@ func CampaignShared(w *World) error {
 	w.shared = newShared(w, 5*time.Second)
 	lr := rand.New(rand.NewPCG(w.Seed, 0x11a175))
 	tight := w.shared.sharedLimits(lr)
+	typed := lr.IntN(2) == 0 // half the seeds use typed subscriptions (shared_typed.go)
 	for i, n := 0, 2+c.sr.IntN(3); i < n; i++ {
 		c.sharedAttach()
 	}
 	for i, n := 0, 15+c.sr.IntN(35); i < n; i++ {
 		if tight && lr.IntN(8) == 0 {
 			c.flood(lr)
+			w.quiet()
+		}
+		if typed && lr.IntN(3) == 0 {
+			c.typedStep(lr)
 			w.quiet()
 		}
 		if err := c.sharedStep(); err != nil {

@@ -47,7 +47,7 @@ func (s *sharedWorld) modelHeld(sid string) (calls, subs int) {
 			subs++
 		}
 	}
-	return calls, subs
+	return calls, subs + s.typedHeld(sid)
 }
 
 // checkLimits checks the effects of session sid's request r, which held
@@ -55,10 +55,10 @@ func (s *sharedWorld) modelHeld(sid string) (calls, subs int) {
 func (s *sharedWorld) checkLimits(sid string, r sessions.Request, calls, subs int, effs []sessions.Effect) {
 	want := sessions.Effect{Kind: sessions.Refuse, Session: sid, ID: r.ID}
 	switch {
-	case r.Action == "unsubscribe": // never refused
+	case r.Action == "unsubscribe" || r.Action == sessions.ActionTypedUnsubscribe: // never refused
 	case s.limits.Calls > 0 && calls >= s.limits.Calls:
 		want.Refused, want.Count, want.Limit = sessions.RefusedCalls, calls, s.limits.Calls
-	case r.Action == "subscribe" && s.limits.Subs > 0 && subs >= s.limits.Subs:
+	case (r.Action == "subscribe" || r.Action == sessions.ActionTypedSubscribe) && s.limits.Subs > 0 && subs >= s.limits.Subs:
 		want.Refused, want.Count, want.Limit = sessions.RefusedSubs, subs, s.limits.Subs
 	}
 	var got *sessions.Effect

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
@@ -57,6 +56,7 @@ type sharedWorld struct {
 	held               []func()        // the outcomes held, in order
 	rng                *rand.Rand      // their delays
 	limits             sessions.Limits // each session's (shared_limits.go)
+	typed              []*typedRec     // typed subscriptions made, in order (shared_typed.go)
 }
 
 // liveTimer is a liveness timer of the member.
@@ -82,11 +82,6 @@ type memberCall struct {
 	held      bool   // the member holds it: run, its outcome not yet taken for good
 }
 
-// sharedTotals counts what the shared campaigns did (TestSim reports it).
-var sharedTotals struct {
-	sessions, answered, delivered, dropped, ended, accounted, questions, reruns, refused atomic.Int64
-}
-
 func newShared(w *World, timeout time.Duration) *sharedWorld {
 	core := sessions.New()
 	core.SetLimits(sessions.DefaultLimits())
@@ -98,7 +93,7 @@ func newShared(w *World, timeout time.Duration) *sharedWorld {
 
 // attach attaches a new session whose hop takes up to maxLat each way.
 func (s *sharedWorld) attach(name string, maxLat time.Duration) *simSession {
-	ss := &simSession{sw: s, name: name, calls: map[uint64]*sessCall{}, subs: map[string]*sessSub{}, left: map[string]uint64{}, got: map[string]map[string]bool{}}
+	ss := &simSession{sw: s, name: name, calls: map[uint64]*sessCall{}, subs: map[string]*sessSub{}, left: map[string]uint64{}, got: map[string]map[string]bool{}, typed: map[uint64]bool{}}
 	ss.hop = newHop(s.w, name, maxLat, uint64(0x40b0+len(s.order)),
 		func(m hopMsg) { s.inbox = append(s.inbox, func() { s.fromSession(name, m) }) }, ss.receive)
 	ss.hop.sched = s.schedule
@@ -163,6 +158,8 @@ func (s *sharedWorld) fromSession(sid string, m hopMsg) {
 			r.Action, r.Server = "list", ""
 		case "subscribe":
 			r.Action = "subscribe"
+		case "typed", "typedstop":
+			r = s.typedRequest(sid, m.id, m.req, live)
 		}
 		calls, subs := s.modelHeld(sid)
 		effs := s.core.Request(sid, r)
@@ -327,7 +324,7 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 			delete(s.timers, e.Session)
 		case sessions.Run:
 			mc.filter, mc.held = e.Filter, true
-			if mc.req.kind != "status" { // it counts for questions
+			if mc.req.kind != "status" && mc.req.key == 0 { // it counts for questions
 				s.seq++
 				mc.seq = s.seq
 				if srv := mc.server(); srv != "" {
@@ -358,6 +355,8 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 			c.runs++
 			sharedTotals.reruns.Add(1)
 			s.run(c)
+		case sessions.EndTyped:
+			s.endTyped(e)
 		case sessions.Refuse:
 			s.answer(e, hopMsg{kind: "reply", id: e.ID, res: outcome{code: "resource_exhausted", text: e.Why}})
 		case sessions.ReplyDuplicate:
