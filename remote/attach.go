@@ -100,6 +100,8 @@ type Session struct {
 	// tagged are the calls in flight whose context carries a caller tag
 	// (mcprt.WithCaller), with their progress so far (session_asks.go).
 	tagged map[uint64]*taggedCall
+	// protos are the session's protocol extensions (protocol.go).
+	protos protoTable
 
 	attached chan *attachedMsg
 	once     sync.Once
@@ -147,7 +149,7 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 		pending: map[uint64]chan *replyMsg{}, attached: make(chan *attachedMsg, 1), askCancels: map[uint64]context.CancelFunc{}, abandoned: map[uint64]bool{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.sup = newSupervision(s.clock, logger, opts.InjectCrash, s.notifyHost)
-	s.self, err = n.sys.Root.SpawnNamed(s.receiverProps(), "mcprt-session")
+	s.self, err = n.sys.Root.SpawnNamed(s.receiverProps(), receiverName)
 	if err != nil {
 		n.stop()
 		return nil, fmt.Errorf("remote: %w", err)
@@ -317,6 +319,7 @@ func (s *Session) fail(err *messages.Error) {
 	s.pending = map[uint64]chan *replyMsg{}
 	s.mu.Unlock()
 	s.cancel() // the hooks answering questions: nobody waits for them now
+	s.endProtos(err)
 	if err.Kind != messages.KindShutdown && s.self != nil {
 		s.n.sys.Root.Send(s.self, typedLost{err: err}) // their final status
 	}

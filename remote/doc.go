@@ -7,12 +7,13 @@
 // session actor per attached session. A host calls Attach instead of
 // mcprt.Start and gets a *Session with the host-facing API of a Runtime
 // (tools, the typed API, prompts and resources, status, configuration
-// issues, roots of its own, deliveries to its Host: session_api.go,
-// session_catalog.go, session_parity.go); its tools execute on the
-// serving runtime, so every session shares one connection, one catalog
-// and one process per server. A session's SetRoots has the member tell
-// every server the roots changed; their questions then reach the session
-// the pick rule chooses (router_pick.go, ops_parity.go).
+// issues, roots of its own, deliveries to its Host, the protocol-extension
+// API: session_api.go, session_catalog.go, session_parity.go,
+// protocol.go); its tools execute on the serving runtime, so every session
+// shares one connection, one catalog and one process per server. A
+// session's SetRoots has the member tell every server the roots changed;
+// their questions then reach the session the pick rule chooses
+// (router_pick.go, ops_parity.go).
 //
 // Every peer must present the serving process's token (token.go): the
 // gRPC server refuses a stream or call without it before protoactor sees
@@ -34,6 +35,14 @@
 // (ops_subscribe.go, session_subscribe.go). The rules for the sessions (calls
 // and leases, subscription shares, liveness, questions, the split) are
 // package sessions', a pure core the session actors execute.
+//
+// A session's protocol extensions: a namespace is registered with the
+// runtime once and shared by the sessions that registered it with the same
+// definition; each session's protocol sessions, streams and observers are
+// its own (looked up by the ids it chose), end with it, and report through
+// its outbox, which one pool goroutine at a time writes to it in order. A
+// stream's handler runs on a goroutine of the stream's own in the
+// session's process.
 //
 // Concurrency: the gateway and session actors run inline on the goroutine
 // that posts to them and never wait, except a session actor writing to

@@ -114,6 +114,9 @@ func (s *Server) execute(ctx context.Context, m *requestMsg, fromMember bool) (r
 		}
 		out = tools
 	default:
+		if b, ok, err := s.executeProtocol(ctx, m, fromMember); ok { // ops_protocol.go
+			return b, "", err
+		}
 		res, ok, err := executeCatalog(ctx, rt, m)
 		if !ok {
 			res, ok, err = s.executeParity(ctx, m, fromMember) // ops_parity.go

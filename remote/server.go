@@ -114,6 +114,7 @@ type Server struct {
 	peerSubs  peerSubs       // subscriptions that live on a peer (peers_events.go)
 	links     serverLinks    // the session processes' links (server_links.go)
 	watch     changeWatch    // the runtime's changes, told to sessions (server_watch.go)
+	protos    memberProtos   // the sessions' protocol extensions (protocol_member.go)
 	sup       *supervision   // the gateway's and the session actors' (supervise.go)
 	once      sync.Once
 }

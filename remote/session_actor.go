@@ -212,6 +212,7 @@ func (a *sessionActor) exec(ctx actor.Context, effs []sessions.Effect, in input)
 		case sessions.Ended:
 			a.srv.logger.Info("session ended", "session", a.self.Id, "why", e.Why, "calls", e.Calls, "subscriptions", e.Subs)
 			a.reply(&endedMsg{Err: endedErr(e.Why)})
+			a.srv.endProtocols(a.self.Id) // protocol_member.go
 		case sessions.HeartbeatAck:
 			a.reply(heartbeatMsg{}) // the session's sign that this member lives
 		case sessions.PassAnswer:

@@ -44,6 +44,8 @@ func (r *receiver) Receive(ctx actor.Context) {
 		s.serveAsk(m)
 	case *askCancelMsg:
 		s.withdrawAsk(m.ID)
+	case *protoEventMsg:
+		s.protoEvent(m) // protocol.go
 	case *typedMsg:
 		s.deliverTyped(m)
 	}

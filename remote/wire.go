@@ -195,6 +195,8 @@ func kindOf(m any) (string, error) {
 		return kindAskCancel, nil
 	case *answerMsg:
 		return kindAnswer, nil
+	case *protoEventMsg:
+		return kindProto, nil
 	case *typedMsg:
 		return kindTyped, nil
 	}
@@ -358,6 +360,8 @@ func decode(v *wrapperspb.BytesValue) (any, error) {
 		m = &askCancelMsg{}
 	case kindAnswer:
 		m = &answerMsg{}
+	case kindProto:
+		m = &protoEventMsg{}
 	case kindTyped:
 		m = &typedMsg{}
 	case kindHeartbeat:
