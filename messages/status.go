@@ -49,7 +49,11 @@ func (s ServerState) String() string {
 // ServerStatus is a snapshot of one server, as QueryStatus answers it.
 // Reading it never connects anything.
 type ServerStatus struct {
-	Name      string
+	Name string
+	// Member is, through a member of a shared runtime's cluster, the
+	// address of the other member whose server this is (empty for the
+	// asked member's own, and outside a cluster).
+	Member    string
 	State     ServerState
 	Lifecycle string
 	// Transport is how the current or last connection was made (0 if none).

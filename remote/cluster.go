@@ -10,10 +10,11 @@ import (
 // StartMember over the member's own remote: the same bind address, token
 // check and TLS), with the membership provider of membership.go and
 // protoactor's partitioned identity lookup (disthash; no grains are
-// placed through it today). Its servers are cluster kinds; a session's
-// request for a server this member does not run goes to a live member
-// that advertises it (peers.go), and to the next one when that one
-// cannot be reached.
+// placed through it today). The servers it offers (offers.go) are
+// cluster kinds; a session's request for a server this member does not
+// run, or that failed here, goes to a live member that advertises it
+// (peers.go), and to the next one when that one cannot be reached or
+// cannot run it either.
 
 // startMember starts this member's node as a cluster member.
 //
@@ -36,6 +37,7 @@ func (s *Server) startMember(t *nodeTLS, ready func(*node) error) (*node, error)
 		timeout = DefaultMemberTimeout
 	}
 	s.member = newProvider(memberInfo{Servers: s.rt.Servers(), Token: s.token}, seeds, s.clock, timeout, s.logger)
+	s.member.offer = s.offered
 	opened := make(chan struct{})
 	s.member.ready = func(c *cluster.Cluster) error {
 		if err := ready(&node{sys: c.ActorSystem, rem: c.Remote, addr: c.ActorSystem.Address(), tls: t, cl: c}); err != nil {

@@ -27,7 +27,8 @@
 // link_accept.go, server_links.go); every member is a Proto.Actor cluster
 // member with a membership of its own over the authenticated remote
 // (cluster.go, membership.go, cluster_auth.go) and forwards requests for
-// the servers of other live members (peers.go); a server's
+// the servers of other live members (peers.go), advertising only the
+// servers it can run (offers.go); a server's
 // questions go to one session (asks.go, router_pick.go); events wakeups
 // are split per session (router.go); a session's typed subscriptions
 // (Session.Subscribe) run on the member, owned by its session actor, their
@@ -57,7 +58,8 @@
 // link has one goroutine reading it on each side, running the addressed
 // actor inline. Server.Close and
 // Session.Close wait for every goroutine they started (the pool's, the
-// calls', the links', the membership's tick;
+// calls', the links', the membership's tick, the retries of servers it
+// withdrew;
 // protoactor's cluster gossiper keeps a log-throttle timer goroutine of
 // its own for up to 60 s after). Timers (heartbeats, the session timeout,
 // the membership's views) go through the injected clock. The gateway, the

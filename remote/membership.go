@@ -32,7 +32,8 @@ import (
 // left by its id, so a member that was dropped (partitioned away longer
 // than the timeout) is not let back in until it restarts (a new id).
 //
-// A member advertises each server of its configuration as a cluster kind
+// A member advertises each server it offers (offers.go: the servers of
+// its configuration that did not fail here) as a cluster kind
 // (serverKind), so the topology's Member.Kinds says who runs what; the
 // forwarding (peers.go) picks among the live members advertising a server.
 
@@ -56,8 +57,9 @@ const DefaultMemberTimeout = 3 * time.Second
 
 // memberInfo is what a member says of itself.
 type memberInfo struct {
-	ID      string   `json:"id"`
-	Addr    string   `json:"addr"`
+	ID   string `json:"id"`
+	Addr string `json:"addr"`
+	// Servers are the servers the member offers (offers.go).
 	Servers []string `json:"servers"`
 	// Token is the member's own token, for the members that attach to it
 	// as a session to forward (it crosses only cluster-token streams;
@@ -85,7 +87,11 @@ type provider struct {
 	self memberInfo // ID and Addr are set by StartMember
 	// ready, when set, runs at the end of StartMember: the remote listens,
 	// and protoactor's StartMember has yet to sleep its second.
-	ready   func(*cluster.Cluster) error
+	ready func(*cluster.Cluster) error
+	// offer, when set, returns the servers this member offers now, at
+	// every tick (retry: it knows other members, so it may try a server
+	// it withdrew); nil keeps self.Servers as given.
+	offer   func(retry bool) []string
 	seeds   []string
 	clock   clock.Clock
 	every   time.Duration
@@ -181,10 +187,17 @@ func (p *provider) Shutdown(graceful bool) error {
 func (p *provider) tick() {
 	p.ticking.Lock()
 	defer p.ticking.Unlock()
+	var servers []string
+	if p.offer != nil {
+		servers = p.offer(!p.alone())
+	}
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
 		return
+	}
+	if p.offer != nil {
+		p.self.Servers = servers
 	}
 	now := p.clock.Now()
 	for addr, h := range p.heard {
@@ -262,7 +275,11 @@ func (p *provider) take(v *viewMsg) *viewMsg {
 		}
 	}
 	if !known || old.info.ID != from.ID || !slices.Equal(old.info.Servers, from.Servers) {
-		p.logger.Info("cluster member joined", "member", from.Addr, "servers", from.Servers)
+		if known && old.info.ID == from.ID {
+			p.logger.Info("cluster member's servers changed", "member", from.Addr, "servers", from.Servers)
+		} else {
+			p.logger.Info("cluster member joined", "member", from.Addr, "servers", from.Servers)
+		}
 		p.updateLocked()
 		return p.viewLocked()
 	}

@@ -23,16 +23,18 @@ func (p *provider) connected(addr string) {
 	p.addrs[addr] = true
 }
 
-// running returns the live members but this one that run server,
-// ordered by rendezvous hashing of the server's name (every member
-// agrees on the order, and one member's leaving moves only its servers).
+// running returns the live members but this one that offer server in
+// their last view, ordered by rendezvous hashing of the server's name
+// (every member agrees on the order, and one member's leaving moves only
+// its servers). The topology's kinds are not asked: protoactor keeps a
+// member's kinds as they were when it joined (a topology changes only
+// with its members' ids), and offers change while members live.
 func (p *provider) running(server string) []memberInfo {
-	kind := serverKind(server)
 	topo := *p.topo.Load()
 	p.mu.Lock()
 	var out []memberInfo
 	for _, m := range topo {
-		if h, ok := p.heard[m.Address()]; ok && h.info.ID == m.Id && m.HasKind(kind) {
+		if h, ok := p.heard[m.Address()]; ok && h.info.ID == m.Id && slices.Contains(h.info.Servers, server) {
 			out = append(out, h.info)
 		}
 	}

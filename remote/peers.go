@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -72,31 +73,6 @@ func (p *peerLink) close() {
 	}
 }
 
-// forwardTo finds a live member running server, a server this member
-// does not run, trying them in the membership's order until one can be
-// reached; nil when no member runs it (the local runtime then says so).
-// When the members running it cannot be reached, or left, the error
-// names them.
-func (s *Server) forwardTo(ctx context.Context, server string) (*peerLink, *Session, error) {
-	var tried []string
-	var last error
-	for _, m := range s.member.running(server) {
-		p := s.link(m)
-		ps, err := p.session(ctx, s)
-		if err == nil {
-			return p, ps, nil
-		}
-		tried, last = append(tried, m.Addr), err
-	}
-	if last != nil {
-		return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now: %s", server, strings.Join(tried, ", "), last)
-	}
-	if gone := s.member.gone(server); len(gone) > 0 {
-		return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now (it left the cluster) and no other member runs it", server, gone[0].Addr)
-	}
-	return nil, nil, nil
-}
-
 // routedServer is the server a request names for forwarding ("" for
 // none).
 func routedServer(m *requestMsg) string {
@@ -108,9 +84,17 @@ func routedServer(m *requestMsg) string {
 	return server
 }
 
-// forward runs m on the peer running the server it names, when that is
-// not this member; handled is false when m is this member's to run. sub
-// is the subscription a forwarded subscribe made.
+// forward runs m where it belongs when that is not simply here; handled
+// is false when m is this member's to run. sub is the subscription a
+// forwarded subscribe made.
+//
+// A server this member does not configure runs on the live members that
+// offer it, in the membership's order. One it configures runs here while
+// it offers it (an explicit connect always tries here first); when that
+// run never reached the server (its connect failed, supervisor.Unreached)
+// or the server is withdrawn here (it failed), the request goes to the
+// live members that offer it, and the local failure stands only when none
+// of them serves it.
 func (s *Server) forward(ctx context.Context, m *requestMsg) (result json.RawMessage, sub string, handled bool, err error) {
 	if s.member == nil || s.member.alone() {
 		return nil, "", false, nil
@@ -129,115 +113,136 @@ func (s *Server) forward(ctx context.Context, m *requestMsg) (result json.RawMes
 		}
 	}
 	server := routedServer(m)
-	if server == "" || slices.Contains(s.rt.Servers(), server) {
+	if server == "" {
 		return nil, "", false, nil
 	}
-	p, ps, err := s.forwardTo(ctx, server)
-	if ps == nil && err == nil {
-		return nil, "", false, nil
+	if slices.Contains(s.rt.Servers(), server) {
+		o := s.here(ctx, m, server)
+		return o.b, o.sub, true, o.err
 	}
-	if err != nil {
-		return nil, "", true, err
-	}
-	b, err := ps.request(ctx, m.Op, m.Name, m.Args)
-	if err == nil && m.Op == opTool && m.Name == eventsTool {
-		var res mcprt.Result
-		if json.Unmarshal(b, &res) == nil && !res.IsError {
-			if sub = subscribed(res); sub != "" {
-				s.peerSubs.note(sub, p)
-			}
+	o, ok, failed, down := s.onPeers(ctx, m, server)
+	switch {
+	case ok:
+	case failed != nil:
+		o = *failed
+		if down != nil {
+			o.b, o.err = note(m, o.b, o.err, "the member at "+down.Error())
 		}
+	case down != nil:
+		o.err = messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s", server, down)
+	default:
+		if gone := s.member.gone(server); len(gone) > 0 {
+			return nil, "", true, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now (it left the cluster) and no other member runs it", server, gone[0].Addr)
+		}
+		return nil, "", false, nil // no member runs it: the local runtime says so
 	}
-	return b, sub, true, err
+	return o.b, o.sub, true, o.err
 }
 
-// merged answers Servers and ServerStatuses with this member's and every
-// reachable live member's (one that cannot be reached is left out; a
-// server that several members run is listed once, this member's first).
-func (s *Server) merged(ctx context.Context, m *requestMsg) (json.RawMessage, bool, error) {
-	if m.Op == opServers {
-		names := s.rt.Servers()
-		for _, p := range s.livePeers() {
-			ps, err := p.session(ctx, s)
-			if err != nil {
-				continue
+// outcome is a request's answer.
+type outcome struct {
+	b   json.RawMessage
+	sub string
+	err error
+}
+
+// here runs m, naming server, which this member configures: here while
+// it offers it, else on another member that offers it, the local run's
+// failure standing when no other member serves it (with the members that
+// could not be reached named).
+func (s *Server) here(ctx context.Context, m *requestMsg, server string) outcome {
+	local := func() outcome {
+		b, sub, err := s.execute(ctx, m, true)
+		s.withdraw(m, b, err)
+		return outcome{b, sub, err}
+	}
+	var o outcome
+	ran := s.offers.offered(server) || m.Op == opConnect
+	if ran {
+		if o = local(); !unreached(m, o.b, o.err) {
+			return o
+		}
+	}
+	theirs, ok, _, down := s.onPeers(ctx, m, server)
+	if ok {
+		return theirs
+	}
+	if !ran {
+		o = local()
+	}
+	if down != nil && unreached(m, o.b, o.err) {
+		o.b, o.err = note(m, o.b, o.err, "the other member that runs it, at "+down.Error())
+	}
+	return o
+}
+
+// unreachable says which members could not be reached, and why.
+type unreachable struct {
+	addrs []string
+	last  error
+}
+
+func (u *unreachable) Error() string {
+	return fmt.Sprintf("%s, which cannot be reached now: %s", strings.Join(u.addrs, ", "), u.last)
+}
+
+// onPeers runs m on the live members that offer server, in the
+// membership's order (rendezvous hashing), until one answers with
+// anything but a failure that never reached the server (unreached): ok
+// says one did. Otherwise failed is the first such failure a member
+// answered (nil when none answered) and down names the members that could
+// not be reached (nil when none).
+func (s *Server) onPeers(ctx context.Context, m *requestMsg, server string) (o outcome, ok bool, failed *outcome, down *unreachable) {
+	for _, mi := range s.member.running(server) {
+		p := s.link(mi)
+		ps, err := p.session(ctx, s)
+		if err != nil {
+			if down == nil {
+				down = &unreachable{}
 			}
-			var theirs []string
-			if b, err := ps.request(ctx, m.Op, "", nil); err == nil && json.Unmarshal(b, &theirs) == nil {
-				for _, n := range theirs {
-					if !slices.Contains(names, n) {
-						names = append(names, n)
-					}
+			down.addrs, down.last = append(down.addrs, mi.Addr), err
+			continue
+		}
+		o := outcome{}
+		o.b, o.err = ps.request(ctx, m.Op, m.Name, m.Args)
+		if o.err == nil && m.Op == opTool && m.Name == eventsTool {
+			var res mcprt.Result
+			if json.Unmarshal(o.b, &res) == nil && !res.IsError {
+				if o.sub = subscribed(res); o.sub != "" {
+					s.peerSubs.note(o.sub, p)
 				}
 			}
 		}
-		b, err := json.Marshal(names)
-		return b, true, err
-	}
-	all := s.rt.ServerStatuses()
-	for _, p := range s.livePeers() {
-		ps, err := p.session(ctx, s)
-		if err != nil {
-			continue
+		if !unreached(m, o.b, o.err) {
+			return o, true, nil, nil
 		}
-		var theirs []messages.ServerStatus
-		if b, err := ps.request(ctx, m.Op, "", nil); err == nil && json.Unmarshal(b, &theirs) == nil {
-			for _, st := range theirs {
-				if !slices.ContainsFunc(all, func(o messages.ServerStatus) bool { return o.Name == st.Name }) {
-					all = append(all, st)
-				}
-			}
+		if failed == nil {
+			failed = &o
 		}
 	}
-	b, err := json.Marshal(all)
-	return b, true, err
+	return outcome{}, false, failed, down
 }
 
-// mergedStatus is this member's status with every live member's: a
-// reachable member's servers as it reports them, the servers of one that
-// cannot be reached or that left as failed, naming it (unless another
-// member runs them). A server several members run is listed once.
-func (s *Server) mergedStatus(ctx context.Context) (json.RawMessage, bool, error) {
-	st := s.rt.Status()
-	listed := func(name string) bool {
-		return slices.ContainsFunc(st.Servers, func(o mcprt.ServerStatus) bool { return o.Name == name })
-	}
-	var down []mcprt.ServerStatus
-	for _, p := range s.livePeers() {
+// forwardTo finds the first live member that offers server, a server
+// this member does not configure, and can be reached (ops_subscribe.go's
+// typed subscriptions); nil when no member offers it (the local runtime
+// then says so). When the members offering it cannot be reached, or
+// left, the error names them.
+func (s *Server) forwardTo(ctx context.Context, server string) (*peerLink, *Session, error) {
+	var down unreachable
+	for _, m := range s.member.running(server) {
+		p := s.link(m)
 		ps, err := p.session(ctx, s)
-		if err != nil {
-			p.mu.Lock()
-			names := append([]string(nil), p.servers...)
-			p.mu.Unlock()
-			for _, name := range names {
-				down = append(down, mcprt.ServerStatus{Name: name, Status: "failed",
-					LastError: "the member at " + p.addr + " that runs it cannot be reached"})
-			}
-			continue
+		if err == nil {
+			return p, ps, nil
 		}
-		theirs := ps.Status()
-		for _, ss := range theirs.Servers {
-			if !listed(ss.Name) {
-				st.Servers = append(st.Servers, ss)
-			}
-		}
-		st.TotalTools += theirs.TotalTools
-		st.TotalResources += theirs.TotalResources
-		st.ConnectedCount += theirs.ConnectedCount
-		st.DisabledCount += theirs.DisabledCount
-		st.Skipped = append(st.Skipped, theirs.Skipped...)
+		down.addrs, down.last = append(down.addrs, m.Addr), err
 	}
-	for _, m := range s.member.gone("") {
-		for _, name := range m.Servers {
-			down = append(down, mcprt.ServerStatus{Name: name, Status: "failed",
-				LastError: "the member at " + m.Addr + " that runs it cannot be reached (it left the cluster)"})
-		}
+	if down.last != nil {
+		return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s", server, &down)
 	}
-	for _, d := range down {
-		if !listed(d.Name) {
-			st.Servers = append(st.Servers, d)
-		}
+	if gone := s.member.gone(server); len(gone) > 0 {
+		return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now (it left the cluster) and no other member runs it", server, gone[0].Addr)
 	}
-	b, err := json.Marshal(st)
-	return b, true, err
+	return nil, nil, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/sessions"
+	"github.com/mcprt/mcprt/supervisor"
 )
 
 // GatewayName is the gateway actor's name on a serving member: sessions
@@ -83,6 +84,11 @@ type ServeOptions struct {
 	// sessions.DefaultMaxCalls (64); negative: no limit. Another member's
 	// session has none.
 	SessionSubscriptions, SessionCalls int
+	// ServerRetry is how long after a server failed here (and was
+	// withdrawn from the member's view) the member tries it again itself,
+	// while it knows other members; then twice as long each time, up to
+	// 5 min (default supervisor.DefaultRetryEvery, 30 s; offers.go).
+	ServerRetry time.Duration
 	// InjectCrash is the crash-injection seam, for tests and simulation
 	// only; production never sets it. It is asked before every ordinary
 	// message the gateway and the session actors take; true makes that
@@ -110,6 +116,7 @@ type Server struct {
 	calls     sync.WaitGroup // every call goroutine of every session
 	pool      *pool          // runs the calls (its workers count in calls)
 	member    *provider      // the cluster membership (membership.go)
+	offers    *offers        // the servers this member advertises (offers.go)
 	peerLinks peerLinks      // this member's sessions on the other members (cluster.go)
 	peerSubs  peerSubs       // subscriptions that live on a peer (peers_events.go)
 	links     serverLinks    // the session processes' links (server_links.go)
@@ -144,6 +151,7 @@ func NewServer(opts ServeOptions) *Server {
 	s.router.limits = sessions.Limits{Subs: limit(opts.SessionSubscriptions, sessions.DefaultMaxSubs),
 		Calls: limit(opts.SessionCalls, sessions.DefaultMaxCalls)}
 	s.pool = newPool(maxIdleWorkers, &s.calls)
+	s.offers = newOffers(supervisor.Retry{Every: opts.ServerRetry})
 	s.sup = newSupervision(s.clock, logger, opts.InjectCrash, func(n messages.Notice) { s.router.Notify(ctxBackground, n) })
 	return s
 }
@@ -234,6 +242,7 @@ func (s *Server) Close() error {
 	var err error
 	s.once.Do(func() {
 		if s.n == nil {
+			s.offers.stop()
 			return
 		}
 		if s.sub != nil {
@@ -248,6 +257,7 @@ func (s *Server) Close() error {
 		s.calls.Wait()
 		s.closeLinks()
 		s.leaveCluster()
+		s.offers.stop() // after the views: no retry starts after it
 		for _, p := range s.allLinks() {
 			p.close()
 		}

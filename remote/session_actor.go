@@ -259,6 +259,7 @@ func (a *sessionActor) start(m *requestMsg, own map[string]bool) {
 	ran := srv.pool.run(func() {
 		defer cancel()
 		result, sub, err := srv.execute(cctx, m, member)
+		srv.withdraw(m, result, err) // it failed here: offers.go
 		if own != nil && err == nil {
 			result = onlyOwn(result, own)
 		}

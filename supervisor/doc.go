@@ -32,6 +32,15 @@
 //     answers every caller but the one the root supervisor answers
 //     (shutdown.go).
 //
+// # Offer
+//
+// An Offer decides, for one server of a shared runtime's member, whether
+// the member advertises it to the other members of its cluster: offered
+// until the server fails, backs off, is kept down, disabled or closed, or
+// a request of it fails without reaching it (Unreached); offered again
+// once it connects; a withdrawn server is retried by the member itself on
+// a doubling schedule (Retry) while it is idle or failed (offer.go).
+//
 // # Concurrency contract
 //
 // None of it runs by itself. There are no goroutines, channels, locks,

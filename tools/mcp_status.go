@@ -28,6 +28,10 @@ type StatusSnapshot struct {
 // ServerStatus is one server in a StatusSnapshot.
 type ServerStatus struct {
 	Name string `json:"name"`
+	// Member is, through a member of a shared runtime's cluster, the
+	// address of the other member whose server this is (it runs it there,
+	// or it failed there); empty for the asked member's own.
+	Member string `json:"member,omitempty"`
 	// Status is connected, degraded (connected, but its tools listing
 	// failed: LastError says why), connecting, cached (not connected,
 	// metadata from the cache or an earlier connection), failed,
