@@ -235,13 +235,12 @@ func (s *Server) subscribeTyped(ctx context.Context, t *typedSub, m *requestMsg,
 }
 
 // typedPeer is this member's session on the peer running server, when
-// another member runs it and this one does not; nil for a local server.
+// it is not this member's to run (peerFor); nil to run it here.
 func (s *Server) typedPeer(ctx context.Context, server string, fromMember bool) (*Session, error) {
-	if fromMember || s.member == nil || s.member.alone() || slices.Contains(s.rt.Servers(), server) {
+	if fromMember {
 		return nil, nil
 	}
-	_, ps, err := s.forwardTo(ctx, server)
-	return ps, err
+	return s.peerFor(ctx, server)
 }
 
 // settleTyped takes a subscribe's outcome, in the session actor's turn
