@@ -14,6 +14,7 @@ import (
 	"github.com/mcprt/mcprt/config"
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/internal/testonly/testkit"
+	"github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
 )
 
@@ -176,5 +177,53 @@ func TestUnreachedOutcomes(t *testing.T) {
 		if got := unreached(tc.m, tc.b, tc.err); got != tc.want {
 			t.Errorf("%s: unreached %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A typed subscription and a protocol session of a server this member
+// configures but cannot run go to a member that runs it, as a call does:
+// a's "ev" command is missing, b's works; once a call has found that out
+// (a withdraws ev), a's session subscribes and opens a protocol session,
+// both served by b.
+func TestClusterTypedAndProtocolGoWhereTheServerRuns(t *testing.T) {
+	ct := filepath.Join(t.TempDir(), "cluster.token")
+	missing := config.Server{Command: filepath.Join(t.TempDir(), "no-such-command")}
+	a := newRig(t, map[string]config.Server{"ev": missing}, ServeOptions{ClusterTokenFile: ct})
+	b := newRig(t, map[string]config.Server{"ev": evServer(t)}, ServeOptions{ClusterTokenFile: ct, Peers: []Peer{{Addr: a.srv.Addr()}}})
+	ctx := testkit.Ctx(t)
+	testkit.Poll(ctx, t, "a and b to have each other", func() bool { return len(liveAddrs(a)) == 1 && len(liveAddrs(b)) == 1 })
+	s := a.attach(t, AttachOptions{})
+	if n := streamsOf(ctx, t, s); n != 0 {
+		t.Fatalf("%d streams before any subscription", n)
+	}
+	testkit.Poll(ctx, t, "a to withdraw ev", func() bool { return !a.srv.offers.offered("ev") })
+
+	var rec typedRec
+	sub, err := s.Subscribe(ctx, "ev", testserver.EventTest, map[string]any{"tag": "x"}, rec.handle)
+	if err != nil {
+		t.Fatalf("a typed subscription through a, which cannot run ev: %v; want b's", err)
+	}
+	defer sub.Stop()
+	emitN(ctx, t, s, "x", 1, 3)
+	testkit.Poll(ctx, t, "the 3 events from b's ev", func() bool { return len(rec.ns()) >= 3 })
+	if got := joined(rec.ns()); got != seq(1, 3) {
+		t.Fatalf("events %s", got)
+	}
+
+	p, err := s.RegisterProtocol(exampleDef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Dispose()
+	ps, err := p.Connect(ctx, "ev")
+	if err != nil {
+		t.Fatalf("a protocol session through a, which cannot run ev: %v; want b's", err)
+	}
+	defer ps.Close()
+	if _, err := ps.Request(ctx, testserver.MethodExampleList, json.RawMessage(`{}`)); err != nil {
+		t.Fatalf("a request of the protocol session: %v", err)
+	}
+	if n := leases(a, "ev"); n != 0 {
+		t.Errorf("a's own ev holds %d leases", n)
 	}
 }

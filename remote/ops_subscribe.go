@@ -101,6 +101,7 @@ type typedGone struct{ t *typedSub }
 // typedSub is one typed subscription of a session on the member.
 type typedSub struct {
 	key  uint64
+	call uint64          // its subscribe's request id (the rules' name for it with key)
 	a    *sessionActor   // its session's actor (client, reply, expiring)
 	life context.Context // the subscription's life: ending it ends the subscription
 	end  context.CancelFunc
@@ -121,7 +122,9 @@ type typedSub struct {
 }
 
 // startTyped runs a typed subscribe or unsubscribe on the pool (start
-// hands them here); false for any other request.
+// hands them here); false for any other request. The rules decided it
+// runs (a subscribe of a key in use, or beyond the session's limits, is
+// refused before).
 func (a *sessionActor) startTyped(m *requestMsg) bool {
 	if m.Op != opSubscribe && m.Op != opUnsubscribe {
 		return false
@@ -131,20 +134,16 @@ func (a *sessionActor) startTyped(m *requestMsg) bool {
 		Key uint64 `json:"key"`
 	}
 	_ = json.Unmarshal(m.Args, &key)
-	t, dup := a.typed[key.Key], false
+	t := a.typed[key.Key]
 	if m.Op == opSubscribe {
-		if dup = t != nil; !dup {
-			life, end := context.WithCancel(ctxBackground)
-			t = &typedSub{key: key.Key, a: a, life: life, end: end}
-			if a.typed == nil {
-				a.typed = map[uint64]*typedSub{}
-			}
-			a.typed[key.Key] = t
+		life, end := context.WithCancel(ctxBackground)
+		t = &typedSub{key: key.Key, call: m.ID, a: a, life: life, end: end}
+		if a.typed == nil {
+			a.typed = map[uint64]*typedSub{}
 		}
+		a.typed[key.Key] = t
 		a.calls[m.ID] = func() {
-			if !dup {
-				t.abandoned.Store(true)
-			}
+			t.abandoned.Store(true)
 			cancel()
 		}
 	} else {
@@ -166,11 +165,11 @@ func (a *sessionActor) startTyped(m *requestMsg) bool {
 				t.stop()
 			}
 			result, _ = json.Marshal(map[string]bool{"stopped": true})
-		case dup:
-			err = messages.Errorf(messages.KindInvalidArgs, "", "typed subscription %d is already this session's", key.Key)
 		default:
 			done.typed = t
-			result, err = srv.subscribeTyped(cctx, t, m, member)
+			if result, err = srv.subscribeTyped(cctx, t, m, member); err == nil {
+				done.sub = t.id() // the rules hold it from now on, if they take it
+			}
 		}
 		done.reply = &replyMsg{ID: m.ID, Result: result, Err: toWireErr(err)}
 		srv.n.sys.Root.Send(self, done)
@@ -178,11 +177,9 @@ func (a *sessionActor) startTyped(m *requestMsg) bool {
 	if !ran { // the member is closing: Close answers the session
 		cancel()
 		delete(a.calls, m.ID)
-		if m.Op == opSubscribe && !dup {
-			a.settleTyped(t, nil)
-		}
 		id := a.self.Id
 		a.exec(nil, a.srv.router.do(func(c *sessions.Member) []sessions.Effect { return c.Forget(id, m.ID, "") }), input{})
+		// A subscribe's EndTyped ended it.
 	}
 	return true
 }
@@ -238,42 +235,44 @@ func (s *Server) subscribeTyped(ctx context.Context, t *typedSub, m *requestMsg,
 }
 
 // typedPeer is this member's session on the peer running server, when
-// another member runs it and this one does not; nil for a local server.
+// it is not this member's to run (peerFor); nil to run it here.
 func (s *Server) typedPeer(ctx context.Context, server string, fromMember bool) (*Session, error) {
-	if fromMember || s.member == nil || s.member.alone() || slices.Contains(s.rt.Servers(), server) {
+	if fromMember {
 		return nil, nil
 	}
-	_, ps, err := s.forwardTo(ctx, server)
-	return ps, err
+	return s.peerFor(ctx, server)
 }
 
 // settleTyped takes a subscribe's outcome, in the session actor's turn
-// after its effects: a subscription the session was answered for is
-// adopted (its deliveries leave from now on, after the reply); one it
-// will never learn of (the call was cancelled, the session ended, it
-// stopped it meanwhile, or the subscribe failed) ends here.
+// after its effects: the rules ended a subscription the session will
+// never learn of (the call was cancelled, the session ended, it stopped
+// it meanwhile, or the subscribe failed: EndTyped); one answered is
+// adopted (its deliveries leave from now on, after the reply), and
+// forgotten here when it ended on its own meanwhile (its final status
+// leaves too).
 func (a *sessionActor) settleTyped(t *typedSub, effs []sessions.Effect) {
 	if t == nil {
 		return
 	}
+	ended := slices.ContainsFunc(effs, func(e sessions.Effect) bool { return e.Kind == sessions.EndTyped && e.ID == t.call })
 	replied := slices.ContainsFunc(effs, func(e sessions.Effect) bool { return e.Kind == sessions.Reply })
-	t.mu.Lock()
-	keep := replied && !a.ended && !t.abandoned.Load() && !t.halted && t.handle != nil
-	t.mu.Unlock()
-	if keep && t.adopt() {
+	if !ended && replied && t.adopt() {
 		return
 	}
 	if a.typed[t.key] == t {
 		delete(a.typed, t.key)
 	}
-	if !keep {
+	if ended || !replied {
 		t.halt()
 		t.end()
 	}
 }
 
-// typedEnded forgets a subscription that ended on its own (typedGone).
+// typedEnded forgets a subscription that ended on its own (typedGone):
+// it no longer counts against the session's limit.
 func (a *sessionActor) typedEnded(t *typedSub) {
+	sid := a.self.Id
+	a.srv.router.do(func(c *sessions.Member) []sessions.Effect { c.TypedGone(sid, t.key, t.call); return nil })
 	t.mu.Lock()
 	adopted := t.adopted
 	t.mu.Unlock()
@@ -282,11 +281,19 @@ func (a *sessionActor) typedEnded(t *typedSub) {
 	}
 }
 
-// endTyped ends every typed subscription of the session (its end).
-func (a *sessionActor) endTyped() {
-	for k, t := range a.typed {
-		delete(a.typed, k)
+// endTyped ends the session's typed subscription key made by subscribe
+// call (sessions.EndTyped: its end, a subscribe given up).
+func (a *sessionActor) endTyped(key, call uint64) {
+	if t := a.typed[key]; t != nil && t.call == call {
+		delete(a.typed, key)
 		t.halt()
 		t.end() // the runtime's context watch stops it on the wire
 	}
+}
+
+// id is the subscription's id (set once subscribed).
+func (t *typedSub) id() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.handle.ID()
 }

@@ -73,6 +73,27 @@ func (p *peerLink) close() {
 	}
 }
 
+// peerFor is this member's session on a member offering server, for a
+// typed subscription or a protocol session that is not this member's to
+// run: server is not configured here, or it is but is withdrawn here (it
+// failed) while another member offers it. nil (and no error) means run it
+// here; for a server configured here, peers that cannot be reached leave
+// it here too (the local run then says what is wrong).
+func (s *Server) peerFor(ctx context.Context, server string) (*Session, error) {
+	if s.member == nil || s.member.alone() {
+		return nil, nil
+	}
+	local := slices.Contains(s.rt.Servers(), server)
+	if local && s.offers.offered(server) {
+		return nil, nil
+	}
+	_, ps, err := s.forwardTo(ctx, server)
+	if local && err != nil {
+		return nil, nil
+	}
+	return ps, err
+}
+
 // routedServer is the server a request names for forwarding ("" for
 // none).
 func routedServer(m *requestMsg) string {

@@ -3,7 +3,6 @@ package remote
 import (
 	"context"
 	"encoding/json"
-	"slices"
 
 	mcprt "github.com/mcprt/mcprt"
 )
@@ -20,10 +19,10 @@ import (
 // running it; handled is false when server is this member's to connect
 // (or no member runs it: the runtime then says so).
 func (s *Server) protoRelay(ctx context.Context, sp *sessionProtos, sh *sharedProto, server string) (c protoConn, handled bool, err error) {
-	if sp.member || s.member == nil || s.member.alone() || slices.Contains(s.rt.Servers(), server) {
+	if sp.member {
 		return nil, false, nil
 	}
-	_, peer, err := s.forwardTo(ctx, server)
+	peer, err := s.peerFor(ctx, server)
 	if peer == nil && err == nil {
 		return nil, false, nil
 	}

@@ -29,8 +29,11 @@ import (
 type router struct {
 	mu sync.Mutex
 	// The fields below are guarded by mu.
-	core *sessions.Member        // the sessions' rules (pure: package sessions)
-	pids map[string]sessionEntry // by session actor id, while the session is live
+	core *sessions.Member // the sessions' rules (pure: package sessions)
+	// limits are each session's (ServeOptions.SessionSubscriptions,
+	// SessionCalls); another member's session has none.
+	limits sessions.Limits
+	pids   map[string]sessionEntry // by session actor id, while the session is live
 
 	send func(pid *actor.PID, m any) // set by Serve
 }
@@ -70,12 +73,18 @@ func (r *router) do(f func(m *sessions.Member) []sessions.Effect) []sessions.Eff
 	return effs
 }
 
-// attach adds a session (its actor's Started).
-func (r *router) attach(pid *actor.PID, client string) []sessions.Effect {
+// attach adds a session (its actor's Started). Another member's session
+// (member) has no limits of its own: it carries the requests of that
+// member's sessions, each limited there.
+func (r *router) attach(pid *actor.PID, client string, member bool) []sessions.Effect {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.pids[pid.Id] = sessionEntry{pid: pid, client: client}
-	return r.core.Attach(pid.Id)
+	l := r.limits
+	if member {
+		l = sessions.Limits{}
+	}
+	return r.core.AttachWith(pid.Id, l)
 }
 
 func (r *router) count() int {

@@ -33,9 +33,9 @@ func TestPickRule(t *testing.T) {
 		r.do(func(m *sessions.Member) []sessions.Effect { return m.End(p.Id, "it detached", true) })
 	}
 	want("s", nil, "no session attached")
-	r.attach(a, "x")
-	r.attach(b, "x")
-	r.attach(c, "x")
+	r.attach(a, "x", false)
+	r.attach(b, "x", false)
+	r.attach(c, "x", false)
 	want("s", a, "no call yet: the first attached")
 	begin(b, 1, "")
 	want("s", b, "a call naming no server")
@@ -68,8 +68,8 @@ func TestRouterSendsReruns(t *testing.T) {
 	var got []sent
 	r.send = func(pid *actor.PID, m any) { got = append(got, sent{pid.Id, m}) }
 	a, b := actor.NewPID("x", "a"), actor.NewPID("x", "b")
-	r.attach(a, "x")
-	r.attach(b, "x")
+	r.attach(a, "x", false)
+	r.attach(b, "x", false)
 	r.do(func(m *sessions.Member) []sessions.Effect {
 		m.Request("a", sessions.Request{ID: 1, Counts: true, Action: "subscribe"})
 		return m.CallDone("a", 1, "x")

@@ -15,6 +15,7 @@ import (
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/clock"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/sessions"
 	"github.com/mcprt/mcprt/supervisor"
 )
 
@@ -76,6 +77,13 @@ type ServeOptions struct {
 	// PeerTLS is mutual TLS for this member's sessions on the other
 	// members (nil: plaintext).
 	PeerTLS *ClientTLS
+	// SessionSubscriptions bounds the subscriptions one session may hold
+	// (mcp_events shares and typed ones, those being made included), and
+	// SessionCalls its calls in flight; a request beyond either is refused
+	// at once with resource_exhausted. 0: sessions.DefaultMaxSubs (25) and
+	// sessions.DefaultMaxCalls (64); negative: no limit. Another member's
+	// session has none.
+	SessionSubscriptions, SessionCalls int
 	// ServerRetry is how long after a server failed here (and was
 	// withdrawn from the member's view) the member tries it again itself,
 	// while it knows other members; then twice as long each time, up to
@@ -141,6 +149,8 @@ func NewServer(opts ServeOptions) *Server {
 	}
 	s := &Server{opts: opts, clock: clock.Or(opts.Clock), logger: logger, router: newRouter(),
 		asks: asks{waiting: map[uint64]chan *answerMsg{}, urls: map[string]*actor.PID{}}}
+	s.router.limits = sessions.Limits{Subs: limit(opts.SessionSubscriptions, sessions.DefaultMaxSubs),
+		Calls: limit(opts.SessionCalls, sessions.DefaultMaxCalls)}
 	s.pool = newPool(maxIdleWorkers, &s.calls)
 	s.offers = newOffers(supervisor.Retry{Every: opts.ServerRetry})
 	s.sup = newSupervision(s.clock, logger, opts.InjectCrash, func(n messages.Notice) { s.router.Notify(ctxBackground, n) })

@@ -89,7 +89,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		a.self = ctx.Self()
-		a.exec(ctx, r.attach(a.self, a.client.Address), input{})
+		a.exec(ctx, r.attach(a.self, a.client.Address, a.member), input{})
 		return
 	case *actor.Stopping:
 		why := "the serving runtime is stopping"
@@ -169,9 +169,7 @@ func (a *sessionActor) Receive(ctx actor.Context) {
 	in := input{}
 	switch m := msg.(type) {
 	case *requestMsg:
-		req := sessions.Request{ID: m.ID}
-		req.Server, req.Counts = requestServer(m)
-		req.Action, req.Sub = eventsAction(m)
+		req := ruleRequest(m)
 		effs, in.req = r.do(func(c *sessions.Member) []sessions.Effect { return c.Request(id, req) }), m
 	case *cancelMsg:
 		effs = r.do(func(c *sessions.Member) []sessions.Effect { return c.Cancel(id, m.ID) })
@@ -215,7 +213,6 @@ func (a *sessionActor) exec(ctx actor.Context, effs []sessions.Effect, in input)
 			a.srv.logger.Info("session ended", "session", a.self.Id, "why", e.Why, "calls", e.Calls, "subscriptions", e.Subs)
 			a.reply(&endedMsg{Err: endedErr(e.Why)})
 			a.srv.endProtocols(a.self.Id) // protocol_member.go
-			a.endTyped()
 		case sessions.HeartbeatAck:
 			a.reply(heartbeatMsg{}) // the session's sign that this member lives
 		case sessions.PassAnswer:
@@ -228,6 +225,10 @@ func (a *sessionActor) exec(ctx actor.Context, effs []sessions.Effect, in input)
 			a.reply(&askCancelMsg{ID: e.ID})
 		case sessions.RefuseAsk:
 			a.srv.answered(&answerMsg{ID: e.ID, Err: toWireErr(messages.Errorf(messages.KindDisconnected, in.ask.Server, "the session asked has ended"))})
+		case sessions.Refuse:
+			a.reply(&replyMsg{ID: e.ID, Err: limitErr(e)})
+		case sessions.EndTyped:
+			a.endTyped(e.Key, e.ID)
 		case sessions.Unsubscribe:
 			a.unsubscribe(e.Sub)
 		case sessions.Stop:
@@ -277,9 +278,10 @@ func (a *sessionActor) start(m *requestMsg, own map[string]bool) {
 // (the session ends with the crash).
 func (a *sessionActor) forget(m callDone) {
 	delete(a.calls, m.id)
-	a.settleTyped(m.typed, nil)
 	id := a.self.Id
-	a.exec(nil, a.srv.router.do(func(c *sessions.Member) []sessions.Effect { return c.Forget(id, m.id, m.sub) }), input{})
+	effs := a.srv.router.do(func(c *sessions.Member) []sessions.Effect { return c.Forget(id, m.id, m.sub) })
+	a.exec(nil, effs, input{})
+	a.settleTyped(m.typed, effs)
 }
 
 // unsubscribe ends a subscription on the runtime: its last owner left.

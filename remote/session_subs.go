@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	mcprt "github.com/mcprt/mcprt"
+	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/sessions"
 )
 
 // A session's share of the events companion. The runtime reuses a live
@@ -13,6 +15,46 @@ import (
 // mcp_events' unsubscribe and list are therefore the session's own: an
 // unsubscribe ends only this session's share (the runtime's subscription
 // ends with its last owner), and list shows only what this session owns.
+
+// ruleRequest is what the rules (package sessions) need of a request:
+// the server it names, its mcp_events action, or a typed subscription's
+// subscribe or Stop and its key.
+func ruleRequest(m *requestMsg) sessions.Request {
+	req := sessions.Request{ID: m.ID}
+	req.Server, req.Counts = requestServer(m)
+	req.Action, req.Sub = eventsAction(m)
+	switch m.Op {
+	case opSubscribe, opUnsubscribe:
+		var k unsubscribeArgs
+		_ = json.Unmarshal(m.Args, &k)
+		req.Action, req.Key = sessions.ActionTypedSubscribe, k.Key
+		if m.Op == opUnsubscribe {
+			req.Action = sessions.ActionTypedUnsubscribe
+		}
+	}
+	return req
+}
+
+// limitErr is the error answering a request the rules refused: a limit of
+// the session (resource_exhausted), or a typed key in use.
+func limitErr(e sessions.Effect) *wireErr {
+	kind := messages.KindResourceExhausted
+	if e.Refused == sessions.RefusedKey {
+		kind = messages.KindInvalidArgs
+	}
+	return toWireErr(messages.Errorf(kind, "", "%s", e.Why))
+}
+
+// limit is a configured limit: 0 is def, negative none (0 for the rules).
+func limit(n, def int) int {
+	switch {
+	case n == 0:
+		return def
+	case n < 0:
+		return 0
+	}
+	return n
+}
 
 // eventsAction is the action of an mcp_events request ("" for any other
 // request) and the subscription it names; the rules (package sessions)

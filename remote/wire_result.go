@@ -103,27 +103,7 @@ func (d *anyReader) value() any {
 	d.space()
 	switch c := d.data[d.i]; c {
 	case '{':
-		m := map[string]any{}
-		d.i++
-		d.space()
-		if d.data[d.i] == '}' {
-			d.i++
-			return m
-		}
-		for d.ok {
-			d.space()
-			k := d.str()
-			d.space()
-			d.i++ // ':'
-			m[k] = d.value()
-			d.space()
-			c := d.data[d.i]
-			d.i++
-			if c == '}' {
-				break
-			}
-		}
-		return m
+		return d.object(false)
 	case '[':
 		a := []any{}
 		d.i++
@@ -172,8 +152,13 @@ func (d *anyReader) value() any {
 // details reads a result's details object (at d.i, valid JSON): as value
 // would, except that the top-level "result" stays its raw JSON (a copy).
 func (d *anyReader) details() map[string]any {
-	m := map[string]any{}
 	d.space()
+	return d.object(true)
+}
+
+// object reads the object at d.i; keepResult keeps its "result" raw.
+func (d *anyReader) object(keepResult bool) map[string]any {
+	m := map[string]any{}
 	d.i++ // '{'
 	d.space()
 	if d.data[d.i] == '}' {
@@ -185,12 +170,8 @@ func (d *anyReader) details() map[string]any {
 		k := d.str()
 		d.space()
 		d.i++ // ':'
-		if k == "result" {
-			if raw := d.skip(); string(raw) != "null" {
-				m[k] = json.RawMessage(append([]byte(nil), raw...))
-			} else {
-				m[k] = nil
-			}
+		if keepResult && k == "result" {
+			m[k] = rawOrNil(d.skip())
 		} else {
 			m[k] = d.value()
 		}
@@ -202,6 +183,15 @@ func (d *anyReader) details() map[string]any {
 		}
 	}
 	return m
+}
+
+// rawOrNil is a copy of raw, or nil for a JSON null (as encoding/json
+// reads it into an any).
+func rawOrNil(raw []byte) any {
+	if string(raw) == "null" {
+		return nil
+	}
+	return json.RawMessage(append([]byte(nil), raw...))
 }
 
 // skip passes over the value at d.i (valid JSON) and returns it.

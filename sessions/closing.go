@@ -1,5 +1,7 @@
 package sessions
 
+import "sort"
+
 // A subscription whose last owner left is closing until the runtime's
 // unsubscribe of it is done: the outcome of the last owner's unsubscribe
 // call (CallDone, Forget), or Unsubscribed after an Unsubscribe effect.
@@ -142,3 +144,35 @@ func (m *Member) Has(sid string, id uint64) bool { return m.sessions[sid].callOf
 // Closing returns how many subscriptions the member remembers as closing
 // or closed (bounded: see above).
 func (m *Member) Closing() int { return len(m.closing) }
+
+// release ends sid's share of sub; last reports that no session owns it
+// any more (the runtime's subscription is then to be ended).
+func (m *Member) release(sub, sid string) (last bool) {
+	set, ok := m.owners[sub]
+	if !ok {
+		return false
+	}
+	delete(set, sid)
+	if len(set) > 0 {
+		return false
+	}
+	delete(m.owners, sub)
+	return true
+}
+
+func (m *Member) releaseOut(sub, sid string, out []Effect) []Effect {
+	if m.release(sub, sid) {
+		m.closeSub(sub) // until Unsubscribed(sub)
+		out = append(out, Effect{Kind: Unsubscribe, Session: sid, Sub: sub})
+	}
+	return out
+}
+
+func sortedIDs[V any](set map[uint64]V) []uint64 {
+	ids := make([]uint64, 0, len(set))
+	for id := range set {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}

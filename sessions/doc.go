@@ -19,7 +19,12 @@
 //     goes to (Pick), which answers are taken (only what was asked), and
 //     the answer of a question whose session ended;
 //   - wakeups: which session gets which items of an events or status
-//     wakeup (Split).
+//     wakeup (Split);
+//   - typed subscriptions: which the session holds (made, or being made
+//     by its subscribe), ended by its Stop, its end or on their own
+//     (limits.go);
+//   - each session's limits: subscriptions held and calls in flight; a
+//     request beyond one is refused at once (limits.go).
 //
 // remote's session actors and router execute it against gRPC and
 // protoactor (remote/session_actor.go, router.go); simtests drives the same
@@ -31,8 +36,8 @@
 // contexts, clock reads or I/O. Every input names its session and returns
 // the effects to execute, in order: arm or stop a timer, run or cancel a
 // call, answer a call, tell a session it ended, pass or answer a question,
-// end a runtime subscription, run a subscribe again, stop a session's
-// actor. A Member is not safe
+// end a runtime subscription, run a subscribe again, refuse a request,
+// end a typed subscription, stop a session's actor. A Member is not safe
 // for concurrent use: its owner serialises the inputs (remote holds one
 // mutex around it; the simulator runs it on its one goroutine).
 package sessions

@@ -13,9 +13,12 @@ type Request struct {
 	// the runtime knows do not count.
 	Server string
 	Counts bool
-	// Action is the mcp_events action of the request ("" for any other
-	// request), Sub the subscription it names.
+	// Action is the mcp_events action of the request (subscribe,
+	// unsubscribe, list), or ActionTypedSubscribe or
+	// ActionTypedUnsubscribe ("" for any other request); Sub the
+	// subscription an unsubscribe names, Key the typed subscription's key.
 	Action, Sub string
+	Key         uint64
 }
 
 // Kind is what an effect asks its executor to do.
@@ -73,12 +76,21 @@ const (
 	// subscription whose last owner was ending it (closing.go): that
 	// outcome is dropped, never answered.
 	Rerun
+	// Refuse answers request ID at once with an error (Why): a limit of
+	// the session (Refused says which; Count is what it held, Limit the
+	// limit) or a typed subscription's key already in use. Nothing else
+	// happens.
+	Refuse
+	// EndTyped ends the session's typed subscription Key, made or being
+	// made by subscribe ID: nothing more of it is sent, and it stops.
+	EndTyped
 )
 
 var kindNames = map[Kind]string{Arm: "arm", StopTimer: "stop-timer", Run: "run", CancelCall: "cancel",
 	Reply: "reply", ReplyDuplicate: "reply-duplicate", ReplyStopped: "reply-stopped", ReplyEnded: "reply-ended",
 	Ended: "ended", HeartbeatAck: "heartbeat-ack", PassAnswer: "pass-answer", AnswerEnded: "answer-ended",
-	PassAsk: "pass-ask", WithdrawAsk: "withdraw-ask", RefuseAsk: "refuse-ask", Unsubscribe: "unsubscribe", Stop: "stop", Rerun: "rerun"}
+	PassAsk: "pass-ask", WithdrawAsk: "withdraw-ask", RefuseAsk: "refuse-ask", Unsubscribe: "unsubscribe", Stop: "stop", Rerun: "rerun",
+	Refuse: "refuse", EndTyped: "end-typed"}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {
@@ -98,6 +110,10 @@ type Effect struct {
 	Why     string          // ReplyEnded, Ended, AnswerEnded: why the session ended
 	Calls   int             // Ended: calls in flight then
 	Subs    int             // Ended: subscriptions owned then
+	Key     uint64          // EndTyped: the typed subscription's key
+	Refused Refusal         // Refuse: which limit
+	Count   int             // Refuse: what the session held
+	Limit   int             // Refuse: its limit
 }
 
 func (e Effect) String() string {
@@ -113,6 +129,10 @@ func (e Effect) String() string {
 		s += fmt.Sprintf(" %d (%s was ending)", e.ID, e.Sub)
 	case Ended:
 		s += fmt.Sprintf(" calls=%d subs=%d %q", e.Calls, e.Subs, e.Why)
+	case Refuse:
+		s += fmt.Sprintf(" %d %s %d/%d", e.ID, e.Refused, e.Count, e.Limit)
+	case EndTyped:
+		s += fmt.Sprintf(" key=%d (%d)", e.Key, e.ID)
 	}
 	return s
 }

@@ -15,20 +15,23 @@ type Member struct {
 	closing  map[string]*closing        // subscription → its last owner's release (closing.go)
 	subSeq   uint64                     // orders the subscribes' runs
 	subRuns  map[uint64]bool            // the subscribes running (their subSeq)
+	limits   Limits                     // each session's, unless attached with its own (limits.go)
 }
 
 // session is one attached session. It stays in sessions after it ended
 // while a call of it is in flight (the call's late outcome may carry a
 // subscription to release), and is forgotten with its last call.
 type session struct {
-	calls map[uint64]*call
-	subs  map[string]bool   // the subscriptions it owns
-	asks  map[uint64]bool   // questions put to it, unanswered
-	beat  uint64            // the live timer's token
-	reqs  uint64            // requests received, to order them
-	left  map[string]uint64 // subscription → the last unsubscribe of it (its place among reqs)
-	ended bool
-	stop  bool // ended, and its actor is to stop once no call is in flight
+	calls  map[uint64]*call
+	subs   map[string]bool   // the subscriptions it owns
+	typed  map[uint64]*typed // its typed subscriptions, by key (limits.go)
+	limits Limits
+	asks   map[uint64]bool   // questions put to it, unanswered
+	beat   uint64            // the live timer's token
+	reqs   uint64            // requests received, to order them
+	left   map[string]uint64 // subscription → the last unsubscribe of it (its place among reqs)
+	ended  bool
+	stop   bool // ended, and its actor is to stop once no call is in flight
 }
 
 // call is a session's call in flight; flying is cleared once it no longer
@@ -42,21 +45,33 @@ type call struct {
 	flying    bool
 	cancelled bool
 	sseq      uint64 // a subscribe's run (its subSeq; 0 when not running a subscribe)
+	subscribe bool   // an mcp_events subscribe: it may make a subscription
+	typed     bool   // a typed subscribe, of key
+	key       uint64
 	closes    string // an unsubscribe by the last owner: the subscription it ends
 	parkedOn  string // a subscribe waiting for that subscription's end, to run again
 	rerunOf   string // a subscribe run again: the subscription it was run again for
 }
 
-// New returns a member with no session.
+// New returns a member with no session, whose sessions have no limits
+// (SetLimits).
 func New() *Member {
 	return &Member{sessions: map[string]*session{}, owners: map[string]map[string]bool{}, lastUse: map[string]string{},
 		closing: map[string]*closing{}, subRuns: map[uint64]bool{}}
 }
 
-// Attach adds a session; it must be new. It returns the timer's first
-// arming.
-func (m *Member) Attach(sid string) []Effect {
-	s := &session{calls: map[uint64]*call{}, subs: map[string]bool{}, asks: map[uint64]bool{}, left: map[string]uint64{}}
+// SetLimits sets the limits of the sessions attached from now on.
+func (m *Member) SetLimits(l Limits) { m.limits = l }
+
+// Attach adds a session with the member's limits; it must be new. It
+// returns the timer's first arming.
+func (m *Member) Attach(sid string) []Effect { return m.AttachWith(sid, m.limits) }
+
+// AttachWith adds a session with limits l (another member's session,
+// which carries its member's sessions' requests, has none).
+func (m *Member) AttachWith(sid string, l Limits) []Effect {
+	s := &session{calls: map[uint64]*call{}, subs: map[string]bool{}, asks: map[uint64]bool{}, left: map[string]uint64{},
+		typed: map[uint64]*typed{}, limits: l}
 	m.sessions[sid] = s
 	m.order = append(m.order, sid)
 	return m.touch(sid, s, nil)
@@ -150,6 +165,9 @@ func (m *Member) Request(sid string, r Request) []Effect {
 	if s.calls[r.ID] != nil {
 		return append(out, Effect{Kind: ReplyDuplicate, Session: sid, ID: r.ID})
 	}
+	if e, refused := s.refuse(sid, r); refused {
+		return append(out, e)
+	}
 	s.reqs++
 	var filter map[string]bool
 	switch r.Action {
@@ -168,6 +186,8 @@ func (m *Member) Request(sid string, r Request) []Effect {
 		}
 		// The last owner: the runtime ends it; the subscription is
 		// closing until this call's outcome comes.
+	case ActionTypedUnsubscribe: // its Stop: the session no longer holds it
+		delete(s.typed, r.Key)
 	case "list":
 		filter = make(map[string]bool, len(s.subs))
 		for id := range s.subs {
@@ -184,7 +204,11 @@ func (m *Member) Request(sid string, r Request) []Effect {
 	}
 	switch r.Action {
 	case "subscribe":
+		c.subscribe = true
 		m.startSub(c)
+	case ActionTypedSubscribe:
+		c.typed, c.key = true, r.Key
+		s.typed[r.Key] = &typed{id: r.ID}
 	case "unsubscribe":
 		c.closes = r.Sub
 		m.closeSub(r.Sub)
@@ -226,12 +250,15 @@ func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 	if c == nil {
 		return nil
 	}
+	var out []Effect
+	if c.typed {
+		out, sub = m.typedDone(sid, s, c, sub, out), ""
+	}
 	var cl *closing // sub, when its last owner is ending it or ended it
 	if sub != "" && !s.subs[sub] && m.stale(c, sub) {
 		cl = m.closing[sub] // taken before endSub may forget it
 	}
 	m.endSub(c)
-	var out []Effect
 	if cl != nil {
 		if !s.ended && !c.cancelled && c.req >= s.left[sub] {
 			return m.park(sid, c, sub, cl, out)
@@ -278,6 +305,9 @@ func (m *Member) Forget(sid string, id uint64, sub string) []Effect {
 	m.endSub(c)
 	delete(s.calls, id)
 	var out []Effect
+	if c.typed {
+		out, sub = m.typedDone(sid, s, c, "", out), ""
+	}
 	if sub != "" && !s.subs[sub] && !stale {
 		if m.owners[sub] == nil {
 			m.owners[sub] = map[string]bool{}
@@ -327,7 +357,8 @@ func (m *Member) End(sid, why string, stop bool) []Effect {
 			delete(s.calls, id)
 		}
 	}
-	out = append(out, Effect{Kind: Ended, Session: sid, Why: why, Calls: len(ids), Subs: len(s.subs)})
+	out = append(out, Effect{Kind: Ended, Session: sid, Why: why, Calls: len(ids), Subs: len(s.subs) + len(s.typed)})
+	out = s.endTyped(sid, out)
 	for _, id := range sortedIDs(s.asks) {
 		out = append(out, Effect{Kind: AnswerEnded, Session: sid, ID: id, Why: why})
 	}
@@ -354,36 +385,4 @@ func (m *Member) End(sid, why string, stop bool) []Effect {
 		}
 	}
 	return out
-}
-
-// release ends sid's share of sub; last reports that no session owns it
-// any more (the runtime's subscription is then to be ended).
-func (m *Member) release(sub, sid string) (last bool) {
-	set, ok := m.owners[sub]
-	if !ok {
-		return false
-	}
-	delete(set, sid)
-	if len(set) > 0 {
-		return false
-	}
-	delete(m.owners, sub)
-	return true
-}
-
-func (m *Member) releaseOut(sub, sid string, out []Effect) []Effect {
-	if m.release(sub, sid) {
-		m.closeSub(sub) // until Unsubscribed(sub)
-		out = append(out, Effect{Kind: Unsubscribe, Session: sid, Sub: sub})
-	}
-	return out
-}
-
-func sortedIDs[V any](set map[uint64]V) []uint64 {
-	ids := make([]uint64, 0, len(set))
-	for id := range set {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
 }

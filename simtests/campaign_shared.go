@@ -28,10 +28,21 @@ func CampaignShared(w *World) error {
 		return fmt.Errorf("start: %w", err)
 	}
 	w.shared = newShared(w, 5*time.Second)
+	lr := rand.New(rand.NewPCG(w.Seed, 0x11a175))
+	tight := w.shared.sharedLimits(lr)
+	typed := lr.IntN(2) == 0 // half the seeds use typed subscriptions (shared_typed.go)
 	for i, n := 0, 2+c.sr.IntN(3); i < n; i++ {
 		c.sharedAttach()
 	}
 	for i, n := 0, 15+c.sr.IntN(35); i < n; i++ {
+		if tight && lr.IntN(8) == 0 {
+			c.flood(lr)
+			w.quiet()
+		}
+		if typed && lr.IntN(3) == 0 {
+			c.typedStep(lr)
+			w.quiet()
+		}
 		if err := c.sharedStep(); err != nil {
 			return err
 		}
@@ -100,8 +111,7 @@ func (c *campaign) sharedSession() *simSession {
 
 // sharedIdentity draws a subscription identity from a small set, so that
 // sessions often subscribe with the same one.
-func (c *campaign) sharedIdentity() (*Server, *evTopic, string) {
-	sr := c.sr
+func (c *campaign) sharedIdentity(sr *rand.Rand) (*Server, *evTopic, string) {
 	s := c.w.servers[c.w.order[sr.IntN(min(2, len(c.w.order)))]]
 	t := s.topics[sr.IntN(min(2, len(s.topics)))]
 	return s, t, []string{"", `{"path":"a"}`}[sr.IntN(2)]
@@ -120,7 +130,7 @@ func (c *campaign) sharedStep() error {
 		s := c.server()
 		ss.request(&sharedReq{kind: "call", server: s.Name, tool: s.Tools[sr.IntN(len(s.Tools))], args: fmt.Sprintf(`{"n":%d}`, sr.IntN(1000))})
 	case k < 32:
-		s, t, args := c.sharedIdentity()
+		s, t, args := c.sharedIdentity(sr)
 		ss.request(&sharedReq{kind: "subscribe", server: s.Name, tool: t.name, args: args})
 	case k < 38: // its own, another session's, or an unknown subscription
 		var ids []string
@@ -158,7 +168,7 @@ func (c *campaign) sharedStep() error {
 			c.sharedAttach()
 		}
 	case k < 72: // a server emits on one of the identities the sessions use
-		s, t, _ := c.sharedIdentity()
+		s, t, _ := c.sharedIdentity(sr)
 		n := 1 + sr.IntN(4)
 		if sr.IntN(30) == 0 {
 			n = 300
@@ -166,7 +176,7 @@ func (c *campaign) sharedStep() error {
 		w.Tracef("%s ! emits %d %s", s.Name, n, t.name)
 		return s.emit(t.name, n, 0)
 	case k < 78:
-		s, t, _ := c.sharedIdentity()
+		s, t, _ := c.sharedIdentity(sr)
 		return c.evFault(s, t)
 	case k < 80:
 		if s := c.server(); len(s.liveConns()) > 0 {

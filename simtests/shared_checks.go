@@ -1,8 +1,11 @@
 package simtests
 
 import (
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcprt/mcprt/eventstream"
@@ -107,6 +110,7 @@ func (s *sharedWorld) shutdown() {
 // quietCheck runs with nothing in flight: the rules hold no call of an
 // ended session, and every call they hold has a host operation running.
 func (s *sharedWorld) quietCheck() {
+	s.typedQuiet()
 	for _, sid := range s.order {
 		if ids := s.core.InFlight(sid); len(ids) > 0 {
 			s.w.violate("member: session %s (ended=%v) still holds call(s) %v with nothing in flight", sid, s.ended[sid], ids)
@@ -155,6 +159,7 @@ func (s *sharedWorld) account(subs []eventstream.Snapshot) {
 				model = append(model, sub)
 			}
 		}
+		s.typedView(ss)
 		if got := describeSubs(ss.subs); got != strings.Join(model, ",") {
 			s.w.violate("session %s: believes it owns [%s], the member's owners say [%s]", sid, got, strings.Join(model, ","))
 		}
@@ -184,4 +189,23 @@ func (s *sharedWorld) account(subs []eventstream.Snapshot) {
 				sid, missing, ss.dropped, strings.Join(where, " "))
 		}
 	}
+}
+
+// checkUnsubs compares the runtime subscriptions effs end with want.
+func (s *sharedWorld) checkUnsubs(what string, effs []sessions.Effect, want []string) {
+	got := []string{}
+	for _, e := range effs {
+		if e.Kind == sessions.Unsubscribe {
+			got = append(got, e.Sub)
+		}
+	}
+	sort.Strings(got)
+	if !slices.Equal(got, want) {
+		s.w.violate("member: %s ended runtime subscription(s) %v, want %v (those whose last owner left)", what, got, want)
+	}
+}
+
+// sharedTotals counts what the shared campaigns did (TestSim reports it).
+var sharedTotals struct {
+	sessions, answered, delivered, dropped, ended, accounted, questions, reruns, refused, typed atomic.Int64
 }

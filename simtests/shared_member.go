@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sort"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
@@ -52,11 +50,13 @@ type sharedWorld struct {
 	acts               int                               // activations of the member and its hops queued
 	n                  int                               // the member's own operations
 	closed, checked    bool
-	kills              []clock.Timer // a dead session's connection end, on its way to the member
-	posts              []*post       // calls' outcomes on their way to the rules
-	holding            bool          // outcomes are held (scenario files: "outcomes hold")
-	held               []func()      // the outcomes held, in order
-	rng                *rand.Rand    // their delays
+	kills              []clock.Timer   // a dead session's connection end, on its way to the member
+	posts              []*post         // calls' outcomes on their way to the rules
+	holding            bool            // outcomes are held (scenario files: "outcomes hold")
+	held               []func()        // the outcomes held, in order
+	rng                *rand.Rand      // their delays
+	limits             sessions.Limits // each session's (shared_limits.go)
+	typed              []*typedRec     // typed subscriptions made, in order (shared_typed.go)
 }
 
 // liveTimer is a liveness timer of the member.
@@ -79,15 +79,13 @@ type memberCall struct {
 	finished  bool   // its outcome reached the rules
 	runs      int    // its runs on the runtime (a subscribe runs again: sessions.Rerun)
 	rerunOf   string // the subscription it last ran again for
-}
-
-// sharedTotals counts what the shared campaigns did (TestSim reports it).
-var sharedTotals struct {
-	sessions, answered, delivered, dropped, ended, accounted, questions, reruns atomic.Int64
+	held      bool   // the member holds it: run, its outcome not yet taken for good
 }
 
 func newShared(w *World, timeout time.Duration) *sharedWorld {
-	return &sharedWorld{w: w, core: sessions.New(), rng: rand.New(rand.NewPCG(w.Seed, 0x9057)), timeout: timeout, heartbeat: time.Second,
+	core := sessions.New()
+	core.SetLimits(sessions.DefaultLimits())
+	return &sharedWorld{w: w, core: core, limits: sessions.DefaultLimits(), rng: rand.New(rand.NewPCG(w.Seed, 0x9057)), timeout: timeout, heartbeat: time.Second,
 		sessions: map[string]*simSession{}, timers: map[string][]*liveTimer{}, calls: map[string]map[uint64]*memberCall{},
 		ops: map[string]*memberCall{}, ended: map[string]bool{}, own: map[string]map[string]bool{}, ending: map[string]bool{}, unsubs: map[string]string{}, left: map[string]map[string]uint64{}, heard: map[string]time.Duration{},
 		asks: map[uint64]*simAsk{}, lastUse: map[string]string{}}
@@ -95,7 +93,7 @@ func newShared(w *World, timeout time.Duration) *sharedWorld {
 
 // attach attaches a new session whose hop takes up to maxLat each way.
 func (s *sharedWorld) attach(name string, maxLat time.Duration) *simSession {
-	ss := &simSession{sw: s, name: name, calls: map[uint64]*sessCall{}, subs: map[string]*sessSub{}, left: map[string]uint64{}, got: map[string]map[string]bool{}}
+	ss := &simSession{sw: s, name: name, calls: map[uint64]*sessCall{}, subs: map[string]*sessSub{}, left: map[string]uint64{}, got: map[string]map[string]bool{}, typed: map[uint64]bool{}}
 	ss.hop = newHop(s.w, name, maxLat, uint64(0x40b0+len(s.order)),
 		func(m hopMsg) { s.inbox = append(s.inbox, func() { s.fromSession(name, m) }) }, ss.receive)
 	ss.hop.sched = s.schedule
@@ -160,8 +158,14 @@ func (s *sharedWorld) fromSession(sid string, m hopMsg) {
 			r.Action, r.Server = "list", ""
 		case "subscribe":
 			r.Action = "subscribe"
+		case "typed", "typedstop":
+			r = s.typedRequest(sid, m.id, m.req, live)
 		}
+		calls, subs := s.modelHeld(sid)
 		effs := s.core.Request(sid, r)
+		if live {
+			s.checkLimits(sid, r, calls, subs, effs)
+		}
 		if live && m.req.kind == "unsubscribe" {
 			got := []string{}
 			for _, e := range effs {
@@ -220,20 +224,6 @@ func (s *sharedWorld) end(sid string, input func() []sessions.Effect) {
 	}
 }
 
-// checkUnsubs compares the runtime subscriptions effs end with want.
-func (s *sharedWorld) checkUnsubs(what string, effs []sessions.Effect, want []string) {
-	got := []string{}
-	for _, e := range effs {
-		if e.Kind == sessions.Unsubscribe {
-			got = append(got, e.Sub)
-		}
-	}
-	sort.Strings(got)
-	if !slices.Equal(got, want) {
-		s.w.violate("member: %s ended runtime subscription(s) %v, want %v (those whose last owner left)", what, got, want)
-	}
-}
-
 // opDone is a host operation finishing: if it ran a session's call, the
 // rules get its outcome.
 func (s *sharedWorld) opDone(op *hostOp) {
@@ -279,11 +269,13 @@ func (s *sharedWorld) opDone(op *hostOp) {
 		if want == nil {
 			want = []string{}
 		}
-		if again := s.core.Has(mc.session, mc.id); again != (stale && !s.ended[mc.session] && !mc.gaveUp && mc.id >= s.left[mc.session][sub]) {
-			s.w.violate("member: %s's subscribe %d answered with %s (ending: %v): run again %v", mc.session, mc.id, sub, stale, again)
+		again := stale && !s.ended[mc.session] && !mc.gaveUp && mc.id >= s.left[mc.session][sub] // the model's
+		if got := s.core.Has(mc.session, mc.id); got != again {
+			s.w.violate("member: %s's subscribe %d answered with %s (ending: %v): run again %v", mc.session, mc.id, sub, stale, got)
 		} else if again {
 			mc.finished = false // still counts for questions, as in the rules
 		}
+		mc.held = again
 		s.checkUnsubs(fmt.Sprintf("the outcome of %s's call %d", mc.session, mc.id), effs, want)
 		res := op.res
 		if mc.filter != nil {
@@ -331,8 +323,8 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 			}
 			delete(s.timers, e.Session)
 		case sessions.Run:
-			mc.filter = e.Filter
-			if mc.req.kind != "status" { // it counts for questions
+			mc.filter, mc.held = e.Filter, true
+			if mc.req.kind != "status" && mc.req.key == 0 { // it counts for questions
 				s.seq++
 				mc.seq = s.seq
 				if srv := mc.server(); srv != "" {
@@ -363,6 +355,10 @@ func (s *sharedWorld) exec(effs []sessions.Effect, mc *memberCall, reply *hopMsg
 			c.runs++
 			sharedTotals.reruns.Add(1)
 			s.run(c)
+		case sessions.EndTyped:
+			s.endTyped(e)
+		case sessions.Refuse:
+			s.answer(e, hopMsg{kind: "reply", id: e.ID, res: outcome{code: "resource_exhausted", text: e.Why}})
 		case sessions.ReplyDuplicate:
 			s.answer(e, hopMsg{kind: "reply", id: e.ID, res: outcome{code: "invalid_arguments", text: "already in flight"}})
 		case sessions.ReplyStopped:

@@ -127,6 +127,9 @@ type post struct {
 
 // run starts a session's call as a host operation.
 func (s *sharedWorld) run(mc *memberCall) {
+	if s.runTyped(mc) {
+		return
+	}
 	h, r := s.w.Host, mc.req
 	mc.op = fmt.Sprintf("%s.%d", mc.session, mc.id)
 	if mc.runs > 0 {

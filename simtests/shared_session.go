@@ -26,6 +26,7 @@ type sharedReq struct {
 	tool   string // call: the tool; subscribe: the event's name
 	args   string // call, subscribe: JSON ("" for none)
 	sub    string // unsubscribe: the subscription
+	key    uint64 // typed, typedstop: the typed subscription's key
 }
 
 func (r *sharedReq) String() string {
@@ -34,6 +35,9 @@ func (r *sharedReq) String() string {
 		if p != "" {
 			s += " " + p
 		}
+	}
+	if r.key != 0 {
+		s += fmt.Sprintf(" key %d", r.key)
 	}
 	return s
 }
@@ -72,6 +76,8 @@ type simSession struct {
 	gains   []string                   // every subscription it became an owner of, in order
 	got     map[string]map[string]bool // subscription id → event ids delivered
 	dropped int                        // dropped_events of its wakeups, summed
+	typed   map[uint64]bool            // the typed subscriptions it holds, by key (shared_typed.go)
+	nextKey uint64
 }
 
 // request sends a request up the hop; it returns the call's id.
@@ -85,6 +91,9 @@ func (s *simSession) request(r *sharedReq) uint64 {
 		for sub := range s.subs {
 			c.owned[sub] = true
 		}
+	}
+	if r.kind == "typedstop" {
+		delete(s.typed, r.key)
 	}
 	if r.kind == "unsubscribe" {
 		// The member releases the session's share when the request
@@ -107,6 +116,9 @@ func (s *simSession) cancel(id uint64) {
 	}
 	s.answer(id, c, "error aborted (cancelled by the session)")
 	s.hop.send(&s.hop.up, hopMsg{kind: "cancel", id: id})
+	if c.req.kind == "typed" { // given up: a subscription made meanwhile ends (remote's unsubscribeLater)
+		s.request(&sharedReq{kind: "typedstop", key: c.req.key})
+	}
 }
 
 // answer records call id's one outcome.
@@ -189,6 +201,8 @@ func (s *simSession) receive(m hopMsg) {
 			s.request(&sharedReq{kind: "unsubscribe", sub: m.res.snaps[0].ID})
 		default: // answered here already (cancelled, detached, gave up): the late reply is dropped
 		}
+	case "typedgone":
+		delete(s.typed, m.id)
 	case "ended":
 		s.fail("the member ended it: "+m.res.text, "error "+m.res.code+" ("+m.res.text+")")
 	case "deliver":
@@ -211,6 +225,10 @@ func (s *simSession) replied(c *sessCall, m hopMsg) {
 			if s.subs[id] == nil && m.id > s.left[id] {
 				s.subs[id] = &sessSub{id: id, server: c.req.server, name: o.snaps[0].Name, join: m.join}
 			}
+		}
+	case "typed":
+		if o.ok {
+			s.typed[c.req.key] = true
 		}
 	case "list":
 		for _, snap := range o.snaps {

@@ -280,8 +280,8 @@ func TestSim(t *testing.T) {
 	t.Logf("events campaigns (both runs of each seed): %d subscriptions, %d events and %d status items delivered, %d events counted dropped, %d active subscriptions accounted at checkpoints, %d actor crashes injected",
 		evTotals.subscriptions.Load(), evTotals.delivered.Load(), evTotals.statusItems.Load(), evTotals.dropped.Load(), evTotals.accounted.Load(), crashTotals.Load())
 	t.Logf("host operations answered (both runs of each seed): %d, of which %d tool calls", hostTotals.ops.Load(), hostTotals.calls.Load())
-	t.Logf("shared campaigns (both runs of each seed): %d sessions attached, %d ended by the member, %d calls answered at sessions, %d events delivered to sessions, %d hop messages dropped, %d session subscriptions accounted at checkpoints, %d questions put to sessions, %d subscribes run again (answered with a subscription being ended)",
-		sharedTotals.sessions.Load(), sharedTotals.ended.Load(), sharedTotals.answered.Load(), sharedTotals.delivered.Load(), sharedTotals.dropped.Load(), sharedTotals.accounted.Load(), sharedTotals.questions.Load(), sharedTotals.reruns.Load())
+	t.Logf("shared campaigns (both runs of each seed): %d sessions attached, %d ended by the member, %d calls answered at sessions, %d events delivered to sessions, %d hop messages dropped, %d session subscriptions accounted at checkpoints, %d questions put to sessions, %d subscribes run again (answered with a subscription being ended), %d requests refused at a session's limit, %d typed subscriptions held",
+		sharedTotals.sessions.Load(), sharedTotals.ended.Load(), sharedTotals.answered.Load(), sharedTotals.delivered.Load(), sharedTotals.dropped.Load(), sharedTotals.accounted.Load(), sharedTotals.questions.Load(), sharedTotals.reruns.Load(), sharedTotals.refused.Load(), sharedTotals.typed.Load())
 	if len(seeds) >= 100 && (evTotals.accounted.Load() == 0 || evTotals.statusItems.Load() == 0) {
 		t.Fatalf("the events campaigns accounted no subscription or delivered no status: they no longer exercise events")
 	}

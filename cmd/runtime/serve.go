@@ -19,6 +19,7 @@ import (
 func serveCmd(g *globals) *cobra.Command {
 	var listen, clientCA, clusterToken string
 	var plaintext bool
+	var sessionSubs, sessionCalls int
 	var peerAddrs []string
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -61,7 +62,7 @@ func serveCmd(g *globals) *cobra.Command {
 				peers = append(peers, remote.Peer{Addr: p})
 			}
 			srv := remote.NewServer(remote.ServeOptions{Listen: listen, TLS: tlsOpts, Plaintext: plaintext, Logger: o.Logger, Peers: peers,
-				ClusterTokenFile: clusterToken, PeerTLS: g.tls.peer(),
+				ClusterTokenFile: clusterToken, PeerTLS: g.tls.peer(), SessionSubscriptions: sessionSubs, SessionCalls: sessionCalls,
 				Asks: remote.Asks{Elicit: true, ElicitURL: true, Roots: true, Sample: o.Client.Sample != nil}})
 			hooks := srv.ClientHooks()
 			hooks.Progress = srv.Progress(o.Client.Progress) // a session's call's progress goes to it
@@ -88,6 +89,8 @@ func serveCmd(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&plaintext, "plaintext", false, "allow a --listen address beyond loopback without TLS (anyone on the network path sees the token)")
 	cmd.Flags().StringArrayVar(&peerAddrs, "peer", nil, "a member of the cluster to join (host:port, repeatable): sessions then reach every member's servers by name")
 	cmd.Flags().StringVar(&clusterToken, "cluster-token", "", "the cluster token file every member of the cluster shares (default: cluster.token in the token directory, created when missing)")
+	cmd.Flags().IntVar(&sessionSubs, "session-subscriptions", 0, "subscriptions one session may hold, events and typed (0: 25; negative: no limit)")
+	cmd.Flags().IntVar(&sessionCalls, "session-calls", 0, "calls one session may have in flight (0: 64; negative: no limit)")
 	return cmd
 }
 
