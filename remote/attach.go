@@ -114,7 +114,7 @@ type Session struct {
 // token from its token file. A wrong or missing token is refused at once
 // (ErrUnauthenticated); nothing runs on the member for it.
 func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, error) {
-	token, err := attachToken(addr, opts)
+	token, file, err := attachToken(addr, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +154,11 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 		n.stop()
 		return nil, fmt.Errorf("remote: %w", err)
 	}
-	s.link, err = dialLink(pctx, n, addr, token, func(error) {
+	sock := ""
+	if t == nil && file != "" && loopbackAddr(addr) {
+		sock = socketOf(file) // link_socket.go
+	}
+	s.link, err = dialLink(pctx, n, addr, sock, token, func(error) {
 		s.fail(messages.Errorf(messages.KindDisconnected, "", "the shared runtime at %s is gone (its connection ended)", addr))
 	})
 	if err != nil {
@@ -187,19 +191,20 @@ func Attach(ctx context.Context, addr string, opts AttachOptions) (*Session, err
 	return s, nil
 }
 
-// attachToken is the token Attach presents.
-func attachToken(addr string, opts AttachOptions) (string, error) {
+// attachToken is the token Attach presents, and the file it read it from
+// ("" when given).
+func attachToken(addr string, opts AttachOptions) (token, file string, err error) {
 	if opts.token != "" {
-		return opts.token, nil
+		return opts.token, "", nil
 	}
-	file := opts.TokenFile
+	file = opts.TokenFile
 	if file == "" {
-		var err error
 		if file, err = DefaultTokenFile(addr); err != nil {
-			return "", err
+			return "", "", err
 		}
 	}
-	return readToken(file)
+	token, err = readToken(file)
+	return token, file, err
 }
 
 // attachTimeout bounds the preflight and the attach.

@@ -83,18 +83,27 @@ type hello struct {
 	Address string `json:"address"`
 }
 
-// dialLink connects to the member at addr with token, announcing node n.
-// lost is told the connection's end.
-func dialLink(ctx context.Context, n *node, addr, token string, lost func(error)) (*link, error) {
+// dialLink connects to the member at addr with token, announcing node n:
+// on its Unix socket sock when there is one ("": none; link_socket.go),
+// else on its port. lost is told the connection's end.
+func dialLink(ctx context.Context, n *node, addr, sock, token string, lost func(error)) (*link, error) {
 	var d net.Dialer
-	raw, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("remote: %s: %w", addr, err)
+	var conn net.Conn
+	var err error
+	if sock != "" {
+		if conn, err = d.DialContext(ctx, "unix", sock); err != nil {
+			conn = nil // the port, then
+		}
 	}
-	conn, _, err := n.tls.clientCreds().ClientHandshake(ctx, addr, raw)
-	if err != nil {
-		raw.Close()
-		return nil, fmt.Errorf("remote: connecting to %s: %w", addr, err)
+	if conn == nil {
+		raw, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("remote: %s: %w", addr, err)
+		}
+		if conn, _, err = n.tls.clientCreds().ClientHandshake(ctx, addr, raw); err != nil {
+			raw.Close()
+			return nil, fmt.Errorf("remote: connecting to %s: %w", addr, err)
+		}
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,6 +130,11 @@ func TestStalledSessionCannotStallMember(t *testing.T) {
 // gRPC stream is refused.
 func TestLinkRefusals(t *testing.T) {
 	r := newRig(t, nil, ServeOptions{ClusterTokenFile: filepath.Join(t.TempDir(), "cluster.token")})
+	t.Run("port", func(t *testing.T) { linkRefusals(t, r, "tcp", r.srv.Addr()) })
+	t.Run("socket", func(t *testing.T) { linkRefusals(t, r, "unix", socketOf(r.srv.TokenFile())) })
+}
+
+func linkRefusals(t *testing.T, r *rig, network, addr string) {
 	ctx := testkit.Ctx(t)
 	ended := func(err error) bool {
 		var ne net.Error
@@ -136,7 +142,7 @@ func TestLinkRefusals(t *testing.T) {
 	}
 	open := func(token string) (net.Conn, *bufio.Reader, []byte) {
 		t.Helper()
-		conn, err := net.Dial("tcp", r.srv.Addr())
+		conn, err := net.Dial(network, addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,5 +235,51 @@ func TestLinkQueuesInOrder(t *testing.T) {
 		if err := <-sent; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A session that read the member's token file for a loopback address
+// links on the Unix socket beside it, and works there; without the socket
+// (removed, or a member serving TLS makes none) it links on the port; the
+// member removes its socket when it closes.
+func TestLinkOverUnixSocket(t *testing.T) {
+	r := newRig(t, map[string]config.Server{"ts": testServer(t, nil)}, ServeOptions{})
+	ctx := testkit.Ctx(t)
+	sock := socketOf(r.srv.TokenFile())
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatalf("no socket beside the token file: %v", err)
+	}
+	call := func(s *Session) {
+		t.Helper()
+		res, err := s.CallTool(ctx, "ts", "echo", map[string]any{"message": "over the link"})
+		if err != nil || res.IsError || !strings.Contains(res.Content[0].Text, "over the link") {
+			t.Fatalf("a call: %+v, %v", res, err)
+		}
+	}
+	s := r.attach(t, AttachOptions{})
+	if n := s.link.conn.RemoteAddr().Network(); n != "unix" {
+		t.Fatalf("the session's link is on %s; want the Unix socket", n)
+	}
+	call(s)
+	if err := os.Remove(sock); err != nil {
+		t.Fatal(err)
+	}
+	s2 := r.attach(t, AttachOptions{})
+	if n := s2.link.conn.RemoteAddr().Network(); n != "tcp" {
+		t.Fatalf("without the socket the link is on %s; want the port", n)
+	}
+	call(s2)
+	call(s)
+
+	r2 := newRig(t, nil, ServeOptions{})
+	sock2 := socketOf(r2.srv.TokenFile())
+	if _, err := os.Stat(sock2); err != nil {
+		t.Fatalf("no socket: %v", err)
+	}
+	if err := r2.srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sock2); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the socket after Close: %v", err)
 	}
 }

@@ -121,6 +121,7 @@ type Server struct {
 	peerSubs  peerSubs       // subscriptions that live on a peer (peers_events.go)
 	peerCat   peerCatalogs   // the other members' catalogs, for the mcp tool (peers_catalog.go)
 	links     serverLinks    // the session processes' links (server_links.go)
+	sock      *socketLinks   // links on the Unix socket beside the token file (link_socket.go)
 	watch     changeWatch    // the runtime's changes, told to sessions (server_watch.go)
 	protos    memberProtos   // the sessions' protocol extensions (protocol_member.go)
 	sup       *supervision   // the gateway's and the session actors' (supervise.go)
@@ -186,7 +187,8 @@ func (s *Server) Serve(rt *mcprt.Runtime) error {
 	n, err := s.startMember(t, s.open)
 	if err != nil {
 		s.links.shut()
-		s.n, s.sub = nil, nil
+		s.sock.close()
+		s.n, s.sub, s.sock = nil, nil, nil
 		if s.wrote {
 			_ = os.Remove(s.file)
 		}
@@ -208,6 +210,7 @@ func (s *Server) open(n *node) (err error) {
 	if err := s.writeToken(n.addr); err != nil {
 		return err
 	}
+	s.listenSocket()
 	// Deliveries and notices reach session actors on a pool goroutine, not
 	// inline on the runtime's actor that made them (server_links.go).
 	s.router.send = func(pid *actor.PID, m any) { s.pool.run(func() { n.sys.Root.Send(pid, m) }) }
@@ -258,6 +261,7 @@ func (s *Server) Close() error {
 		}
 		s.pool.close()
 		s.calls.Wait()
+		s.sock.close()
 		s.closeLinks()
 		s.leaveCluster()
 		s.offers.stop() // after the views: no retry starts after it

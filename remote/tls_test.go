@@ -43,6 +43,12 @@ func TestMutualTLS(t *testing.T) {
 	if b, _ := json.Marshal(res.Content); res.IsError || !strings.Contains(string(b), "over tls") {
 		t.Fatalf("call over mutual TLS answered %s", b)
 	}
+	if n := s.link.conn.RemoteAddr().Network(); n != "tcp" {
+		t.Errorf("the link of a TLS session is on %s; want the port (TLS checks certificates there)", n)
+	}
+	if _, err := os.Stat(socketOf(r.srv.TokenFile())); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a member serving TLS made a Unix socket: %v", err)
+	}
 	_ = s.Close()
 	testkit.Poll(ctx, t, "the session detached", func() bool { return r.srv.Sessions() == 0 })
 
