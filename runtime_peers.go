@@ -35,3 +35,35 @@ func (r *Runtime) SetPeers(p Peers) {
 		r.mcp.SetPeers(p)
 	}
 }
+
+// PeerOffer is one server another live member offers, and where.
+type PeerOffer = tools.PeerOffer
+
+// SetPeerOffers gives the runtime's `mcp` tool the servers the other live
+// members offer now (nil: none), for its description; when the
+// description changes, WatchTools signals.
+func (r *Runtime) SetPeerOffers(offers []PeerOffer) {
+	if r.mcp != nil {
+		r.mcp.SetPeerOffers(offers)
+	}
+}
+
+// toolsChanged signals every WatchTools watcher: the `mcp` tool's
+// description changed with the other members' servers. It never blocks.
+func (r *Runtime) toolsChanged() {
+	if !r.ready.Load() {
+		return
+	}
+	w := &r.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	for _, ch := range w.tools {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}

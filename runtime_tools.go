@@ -29,6 +29,7 @@ type toolSurface struct {
 	mu sync.Mutex
 	// The fields below are guarded by mu.
 	version  uint64 // catalog version the tools were built for
+	peerGen  uint64 // and the generation of the other members' servers (tools.MCP.PeerGen)
 	built    bool
 	tools    []Tool
 	issues   map[string]bool // issues already reported
@@ -79,6 +80,7 @@ func (r *Runtime) buildTools(ctx context.Context, opts Options, eff *config.Effe
 	topts.UserAsked = r.client.askedCount
 	topts.Auth = authActions{r}
 	r.mcp = tools.NewMCP(r.sys, topts)
+	r.mcp.SetPeersChanged(r.toolsChanged)
 	r.events = tools.NewEvents(r.sys.Events())
 	r.hostTools = opts.HostTools
 	r.settings = eff.Settings
@@ -125,9 +127,10 @@ func (r *Runtime) Tool(name string) (Tool, bool) {
 // first listing.
 func (r *Runtime) currentTools(ctx context.Context) ([]Tool, []string) {
 	version := r.sys.Catalog().Snapshot().Version
+	peerGen := r.mcp.PeerGen()
 	s := &r.surface
 	s.mu.Lock()
-	if s.built && s.version == version {
+	if s.built && s.version == version && s.peerGen == peerGen {
 		defer s.mu.Unlock()
 		return s.tools, nil
 	}
@@ -145,7 +148,7 @@ func (r *Runtime) currentTools(ctx context.Context) ([]Tool, []string) {
 	r.issueMu.Lock()
 	r.issues = append(r.issues, issues...)
 	r.issueMu.Unlock()
-	s.version, s.built, s.tools = version, true, out
+	s.version, s.peerGen, s.built, s.tools = version, peerGen, true, out
 	s.mu.Unlock()
 	for _, n := range notices {
 		r.host.notify(ctx, n)

@@ -38,6 +38,7 @@ func (s *Server) startMember(t *nodeTLS, ready func(*node) error) (*node, error)
 	}
 	s.member = newProvider(memberInfo{Servers: s.rt.Servers(), Token: s.token}, seeds, s.clock, timeout, s.logger)
 	s.member.offer = s.offered
+	s.member.changed = s.peerOffers // peers_catalog.go
 	opened := make(chan struct{})
 	s.member.ready = func(c *cluster.Cluster) error {
 		if err := ready(&node{sys: c.ActorSystem, rem: c.Remote, addr: c.ActorSystem.Address(), tls: t, cl: c}); err != nil {

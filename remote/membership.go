@@ -91,7 +91,10 @@ type provider struct {
 	// offer, when set, returns the servers this member offers now, at
 	// every tick (retry: it knows other members, so it may try a server
 	// it withdrew); nil keeps self.Servers as given.
-	offer   func(retry bool) []string
+	offer func(retry bool) []string
+	// changed, when set, runs after every tick and every view taken in,
+	// with no lock held: the membership may have changed.
+	changed func()
 	seeds   []string
 	clock   clock.Clock
 	every   time.Duration
@@ -229,6 +232,7 @@ func (p *provider) tick() {
 	p.timer = p.clock.AfterFunc(p.every, p.tick)
 	p.mu.Unlock()
 	p.send(targets, view)
+	p.tellChanged()
 }
 
 // heardView takes in another member's view.
@@ -236,6 +240,17 @@ func (p *provider) heardView(v *viewMsg) {
 	if reply := p.take(v); reply != nil {
 		// The newcomer learns of this member at once, not a tick later.
 		p.send([]string{v.From.Addr}, reply)
+	}
+	p.tellChanged()
+}
+
+// tellChanged runs the changed hook, unless the views stopped.
+func (p *provider) tellChanged() {
+	p.mu.Lock()
+	stopped := p.stopped
+	p.mu.Unlock()
+	if p.changed != nil && !stopped {
+		p.changed()
 	}
 }
 

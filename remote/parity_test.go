@@ -25,6 +25,7 @@ func TestSessionHasTheRuntimesAPI(t *testing.T) {
 		"Authorizer":      "OAuth is the member's: its servers are logged in where they run (runtime auth)",
 		"ExportedServers": "a member's own wiring: what it offers the members of its cluster",
 		"SetPeers":        "a member's own wiring: the servers the members of its cluster run",
+		"SetPeerOffers":   "a member's own wiring: who offers which server in its cluster",
 	}
 	// A session's own type stands for the runtime's, with its methods.
 	own := strings.NewReplacer("*remote.Subscription", "*mcprt.Subscription")

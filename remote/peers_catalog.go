@@ -257,3 +257,20 @@ func (p peersOf) Forward(ctx context.Context, server string, args json.RawMessag
 	}
 	return renderedResult(b, err)
 }
+
+// peerOffers gives the runtime's `mcp` tool the servers the other live
+// members offer, for its description (the membership's knowledge: no
+// round trip); the runtime tells the sessions when the description
+// changed.
+func (s *Server) peerOffers() {
+	own := s.rt.Servers()
+	offers := []mcprt.PeerOffer{}
+	for _, m := range s.member.live() {
+		for _, name := range m.Servers {
+			if !slices.Contains(own, name) && !slices.ContainsFunc(offers, func(o mcprt.PeerOffer) bool { return o.Server == name }) {
+				offers = append(offers, mcprt.PeerOffer{Server: name, Member: m.Addr})
+			}
+		}
+	}
+	s.rt.SetPeerOffers(offers)
+}

@@ -264,7 +264,8 @@ func (s *Server) Close() error {
 		s.sock.close()
 		s.closeLinks()
 		s.leaveCluster()
-		s.offers.stop() // after the views: no retry starts after it
+		s.rt.SetPeerOffers(nil) // after the views: none sets them again
+		s.offers.stop()         // after the views: no retry starts after it
 		for _, p := range s.allLinks() {
 			p.close()
 		}

@@ -143,6 +143,8 @@ type MCP struct {
 	// and peerCat is what they offered last.
 	peers   atomic.Pointer[peerHook]
 	peerCat atomic.Pointer[peerState]
+	// pdesc is what the description shows of them (peers_desc.go).
+	pdesc peerDesc
 }
 
 // toolKey names one server's tool.
@@ -170,7 +172,8 @@ func (m *MCP) description() string {
 	b.WriteString("{\"tool\": \"name\", \"args\": {...}} call a tool; {\"connect\": \"s\"} (re)connect a server; ")
 	b.WriteString("{\"instructions\": \"s\"} a server's usage guidance; {\"read\": \"uri\"} read a resource (a template with args).")
 	v := m.view()
-	if len(m.cfg.order) == 0 && len(m.opts.Skipped) == 0 {
+	peers := m.peerLinesNow()
+	if len(m.cfg.order) == 0 && len(m.opts.Skipped) == 0 && peers == "" {
 		return b.String()
 	}
 	b.WriteString("\nServers:")
@@ -192,6 +195,7 @@ func (m *MCP) description() string {
 	for _, s := range m.opts.Skipped {
 		fmt.Fprintf(&b, "\n- %s (skipped: %s)", s.Name, s.Reason)
 	}
+	b.WriteString(peers)
 	return b.String()
 }
 

@@ -80,6 +80,7 @@ func (m *MCP) SetPeers(p Peers) {
 	if p == nil {
 		m.peers.Store(nil)
 		m.peerCat.Store(nil)
+		m.peerLinesUpdate()
 		return
 	}
 	m.peers.Store(&peerHook{p})
@@ -102,6 +103,7 @@ func (m *MCP) syncPeers(ctx context.Context, list bool) []string {
 			break
 		}
 	}
+	m.peerLinesUpdate()
 	return notes
 }
 
