@@ -16,6 +16,10 @@ type PeerServer = tools.PeerServer
 // Peers offers the proxy tool the servers other members run.
 type Peers = tools.Peers
 
+// PeerStatus is a Peers that also merges the other members' statuses
+// into the proxy tool's status mode.
+type PeerStatus = tools.PeerStatus
+
 // ExportedServers returns the runtime's own enabled servers as its `mcp`
 // tool exposes them (their tools, resource tools, search keywords and
 // instructions), with the catalog's version; same (and no servers) when

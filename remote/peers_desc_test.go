@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,4 +68,47 @@ func TestMCPDescriptionListsPeersServers(t *testing.T) {
 	_ = a.srv.Close()
 	waitSignal(ctx, t, changed, "a left")
 	testkit.Poll(ctx, t, "a's server to leave the description", func() bool { return !strings.Contains(mcpDescription(t, s), "- one (") })
+}
+
+// The `mcp` tool's status mode ({}) through a member shows the other
+// live members' servers too, each marked with its member, as the
+// session's typed Status does; a member alone shows its own.
+func TestMCPStatusShowsPeersServers(t *testing.T) {
+	ct := filepath.Join(t.TempDir(), "cluster.token")
+	a := newRig(t, map[string]config.Server{"one": testServer(t, nil)}, ServeOptions{ClusterTokenFile: ct})
+	b := newRig(t, map[string]config.Server{"two": testServer(t, nil)}, ServeOptions{ClusterTokenFile: ct})
+	ctx := testkit.Ctx(t)
+	s := b.attach(t, AttachOptions{})
+	res := mcpOn(ctx, t, s, `{}`)
+	if res.IsError || !strings.Contains(res.Text, "two") || strings.Contains(res.Text, "one") {
+		t.Fatalf("status on b alone: %q, want b's server alone", res.Text)
+	}
+
+	c := newRig(t, nil, ServeOptions{ClusterTokenFile: ct, Peers: []Peer{{Addr: a.srv.Addr()}, {Addr: b.srv.Addr()}}})
+	testkit.Poll(ctx, t, "a, b and c to have each other", func() bool {
+		return len(liveAddrs(a)) == 2 && len(liveAddrs(b)) == 2 && len(liveAddrs(c)) == 2
+	})
+	if res := mcpOn(ctx, t, s, `{"server":"one","tool":"echo","args":{"message":"x"}}`); res.IsError {
+		t.Fatalf("a call of a's echo through b: %q", res.Text)
+	}
+	res = mcpOn(ctx, t, s, `{}`)
+	if res.IsError || !strings.Contains(res.Text, "✓ one (") || !strings.Contains(res.Text, "on the member at "+a.srv.Addr()) ||
+		!strings.Contains(res.Text, "two (") || !strings.Contains(res.Text, "/2 servers connected") {
+		t.Fatalf("status through b: %q, want b's two and a's one marked with a", res.Text)
+	}
+	b2, _ := json.Marshal(res.Details["servers"])
+	var rows []struct{ Name, Member string }
+	_ = json.Unmarshal(b2, &rows)
+	for _, r := range rows {
+		if want := map[string]string{"one": a.srv.Addr(), "two": ""}[r.Name]; r.Member != want {
+			t.Errorf("status row %s: member %q, want %q", r.Name, r.Member, want)
+		}
+	}
+	if len(rows) != 2 {
+		t.Errorf("status rows: %+v, want one and two", rows)
+	}
+	// It reads as the session's typed status says.
+	if st := s.Status(); len(st.Servers) != len(rows) {
+		t.Errorf("typed status: %+v, the mcp tool's: %+v", st.Servers, rows)
+	}
 }

@@ -96,6 +96,25 @@ type row struct {
 // cannot be reached or that left as failed, naming it; each server once
 // (see above). The totals are counted again over the servers listed.
 func (s *Server) mergedStatus(ctx context.Context) (json.RawMessage, bool, error) {
+	b, err := json.Marshal(s.mergedStatusOf(ctx))
+	return b, true, err
+}
+
+var _ mcprt.PeerStatus = peersOf{}
+
+// Status is the merged status for the `mcp` tool's status mode ({}), as
+// a session's Status has it; ok is false for a request another member
+// forwarded, or a member alone (its own status stands).
+func (p peersOf) Status(ctx context.Context) (mcprt.StatusSnapshot, bool) {
+	s := p.s
+	if isForwarded(ctx) || s.member == nil || s.member.alone() {
+		return mcprt.StatusSnapshot{}, false
+	}
+	return s.mergedStatusOf(ctx), true
+}
+
+// mergedStatusOf builds mergedStatus's answer.
+func (s *Server) mergedStatusOf(ctx context.Context) mcprt.StatusSnapshot {
 	st := s.rt.Status()
 	by := map[string][]row{} // the other members' rows, by server
 	var others []string      // the servers this member does not configure
@@ -198,6 +217,5 @@ func (s *Server) mergedStatus(ctx context.Context) (json.RawMessage, bool, error
 			st.ConnectedCount++
 		}
 	}
-	b, err := json.Marshal(st)
-	return b, true, err
+	return st
 }

@@ -287,7 +287,7 @@ func (m *MCP) dispatch(ctx context.Context, a *mcpArgs) Result {
 	case a.Server != "":
 		return m.list(ctx, a.Server)
 	}
-	return m.status()
+	return m.status(ctx)
 }
 
 // connects reports whether the mode a selects (in dispatch's order) may

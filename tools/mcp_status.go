@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -180,10 +181,31 @@ func describeRejection(r catalog.ToolRejection) string {
 	return who + " (" + r.Code + "): " + r.Message
 }
 
+// PeerStatus is what a Peers that also offers the other members'
+// statuses implements: the status mode then shows every member's servers.
+type PeerStatus interface {
+	// Status returns this runtime's status merged with the other live
+	// members' (each of their servers with its Member set); ok is false
+	// when there is nothing to merge (the runtime's own status stands).
+	Status(ctx context.Context) (snap StatusSnapshot, ok bool)
+}
+
 // status is the status mode: one line per server, read without
-// connecting anything.
-func (m *MCP) status() Result {
-	snap := m.Snapshot()
+// connecting anything; through a member of a cluster, the other members'
+// servers too, marked with their member.
+func (m *MCP) status(ctx context.Context) Result {
+	if h := m.peers.Load(); h != nil {
+		if ps, ok := h.p.(PeerStatus); ok {
+			if snap, ok := ps.Status(ctx); ok {
+				return statusResult(snap)
+			}
+		}
+	}
+	return statusResult(m.Snapshot())
+}
+
+// statusResult renders a status snapshot as the status mode shows it.
+func statusResult(snap StatusSnapshot) Result {
 	if len(snap.Servers) == 0 {
 		text := "MCP: no servers configured"
 		if len(snap.Skipped) > 0 {
@@ -200,7 +222,11 @@ func (m *MCP) status() Result {
 	}
 	lines := []string{head}
 	for _, s := range snap.Servers {
-		lines = append(lines, statusRow(s))
+		row := statusRow(s)
+		if s.Member != "" {
+			row += ", on the member at " + s.Member
+		}
+		lines = append(lines, row)
 		lines = append(lines, rejectionLines(s)...)
 	}
 	lines = append(lines, skippedRows(snap.Skipped)...)
