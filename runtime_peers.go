@@ -20,6 +20,10 @@ type Peers = tools.Peers
 // into the proxy tool's status mode.
 type PeerStatus = tools.PeerStatus
 
+// PeerRoute is a Peers that sends a call by a tool's name alone of a
+// server the member withdrew to another member.
+type PeerRoute = tools.PeerRoute
+
 // ExportedServers returns the runtime's own enabled servers as its `mcp`
 // tool exposes them (their tools, resource tools, search keywords and
 // instructions), with the catalog's version; same (and no servers) when

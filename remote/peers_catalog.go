@@ -243,6 +243,20 @@ func (s *Server) fetchCatalog(ctx context.Context, m memberInfo, list bool) fetc
 	return fetched{m: m, r: r}
 }
 
+var _ mcprt.PeerRoute = peersOf{}
+
+// Elsewhere reports whether an `mcp` call by a tool's name alone of
+// server, which this member configures, goes to the other members, as a
+// call naming the server does (peers.go, here): while this member has
+// withdrawn it. A request another member forwarded runs here.
+func (p peersOf) Elsewhere(ctx context.Context, server string) bool {
+	s := p.s
+	if isForwarded(ctx) || s.member == nil || s.member.alone() {
+		return false
+	}
+	return !s.offers.offered(server)
+}
+
 // Forward runs an `mcp` call (args name server) as a session's call
 // naming server is forwarded (peers.go): on the live members that offer
 // it, in the membership's order.

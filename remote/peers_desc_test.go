@@ -3,11 +3,14 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcprt/mcprt/config"
+	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/internal/testonly/testkit"
 )
 
@@ -110,5 +113,44 @@ func TestMCPStatusShowsPeersServers(t *testing.T) {
 	// It reads as the session's typed status says.
 	if st := s.Status(); len(st.Servers) != len(rows) {
 		t.Errorf("typed status: %+v, the mcp tool's: %+v", st.Servers, rows)
+	}
+}
+
+// A call by a tool's name alone of a tool of a server this member
+// configures but has withdrawn (it failed here) goes to a member that
+// offers the server, as a call naming the server does: a's ts is listed,
+// then its command goes and it crashes; a call naming ts fails on a, which
+// withdraws it, and echo by name alone through a is answered by b's ts.
+func TestMCPCallByNameGoesWhereWithdrawnServerRuns(t *testing.T) {
+	ct := filepath.Join(t.TempDir(), "cluster.token")
+	cmd := filepath.Join(t.TempDir(), "ts-for-now")
+	if err := os.Symlink(testenv.Self(t), cmd); err != nil {
+		t.Skipf("cannot make the command: %v", err)
+	}
+	forNow := testServer(t, nil)
+	forNow.Command = cmd
+	a := newRig(t, map[string]config.Server{"ts": forNow}, ServeOptions{ClusterTokenFile: ct, ServerRetry: time.Hour})
+	b := newRig(t, map[string]config.Server{"ts": testServer(t, nil)}, ServeOptions{ClusterTokenFile: ct, Peers: []Peer{{Addr: a.srv.Addr()}}})
+	ctx := testkit.Ctx(t)
+	testkit.Poll(ctx, t, "a and b to have each other", func() bool { return len(liveAddrs(a)) == 1 && len(liveAddrs(b)) == 1 })
+	s := a.attach(t, AttachOptions{})
+
+	if res := mcpOn(ctx, t, s, `{"tool":"echo","args":{"message":"on a"}}`); res.IsError || !strings.Contains(res.Text, "echo: on a") {
+		t.Fatalf("echo by name alone through a: %q", res.Text)
+	}
+	if err := os.Remove(cmd); err != nil {
+		t.Fatal(err)
+	}
+	_ = mcpOn(ctx, t, s, `{"server":"ts","tool":"crash"}`)
+	// A call naming ts fails here without reaching it (a withdraws it) and
+	// is answered by b.
+	if res := mcpOn(ctx, t, s, `{"server":"ts","tool":"echo","args":{"message":"naming"}}`); res.IsError || !strings.Contains(res.Text, "echo: naming") {
+		t.Fatalf("echo naming ts through a once its command went: %q, want b's ts to answer", res.Text)
+	}
+	testkit.Poll(ctx, t, "a to withdraw ts", func() bool { return len(offerers(b, "ts")) == 0 })
+
+	res := mcpOn(ctx, t, s, `{"tool":"echo","args":{"message":"by name"}}`)
+	if res.IsError || !strings.Contains(res.Text, "echo: by name") {
+		t.Fatalf("echo by name alone through a once a withdrew ts: %q, want b's ts to answer", res.Text)
 	}
 }

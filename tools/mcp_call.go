@@ -21,7 +21,32 @@ func (m *MCP) call(ctx context.Context, name string, rawArgs json.RawMessage) Re
 	if err != nil {
 		return withNotes(failure(err), notes)
 	}
+	if e.Member == "" && m.elsewhere(ctx, e.Server) {
+		// This runtime's own server, which the member withdrew: the call
+		// goes where a call naming the server goes (peers.go).
+		return m.peerCall(ctx, e, args)
+	}
 	return m.invoke(ctx, e, args)
+}
+
+// PeerRoute is a Peers that says when a call of one of this runtime's own
+// servers goes to another member instead.
+type PeerRoute interface {
+	// Elsewhere reports whether a call of server, which this runtime
+	// configures, goes to another member, as a call naming the server
+	// would (the member withdrew it: it failed here).
+	Elsewhere(ctx context.Context, server string) bool
+}
+
+// elsewhere asks the peers whether a call of this runtime's server goes
+// to another member.
+func (m *MCP) elsewhere(ctx context.Context, server string) bool {
+	h := m.peers.Load()
+	if h == nil {
+		return false
+	}
+	r, ok := h.p.(PeerRoute)
+	return ok && r.Elsewhere(ctx, server)
 }
 
 // callOn calls a tool of the named server: {"server": "s", "tool": "t"}
