@@ -65,13 +65,7 @@ func (r *Runtime) toolsChanged() {
 	w := &r.watch
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.closed {
-		return
-	}
-	for _, ch := range w.tools {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
+	if !w.closed {
+		w.signalToolsLocked()
 	}
 }

@@ -117,11 +117,17 @@ func (r *Runtime) changed() {
 	}
 	if v := r.sys.Catalog().Snapshot().Version; v != w.lastSeen {
 		w.lastSeen = v
-		for _, ch := range w.tools {
-			select {
-			case ch <- struct{}{}:
-			default:
-			}
+		w.signalToolsLocked()
+	}
+}
+
+// signalToolsLocked signals every WatchTools watcher without blocking (a
+// signal not yet taken stands for this one). w.mu is held.
+func (w *watchers) signalToolsLocked() {
+	for _, ch := range w.tools {
+		select {
+		case ch <- struct{}{}:
+		default:
 		}
 	}
 }
