@@ -6,11 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-
-	"github.com/mcprt/mcprt"
-	"github.com/mcprt/mcprt/messages"
 )
 
 // TestSharedMCPToolSeesPeers: member C runs no servers and names member
@@ -50,27 +46,7 @@ func TestSharedMCPToolSeesPeers(t *testing.T) {
 	}
 	wantOK(t, mcpCall(ctx, t, s, `{"tool":"echo","args":{"message":"by name"}}`), "echo: by name")
 
-	done := make(chan mcprt.Result, 2)
-	go func() { done <- mcpCall(ctx, t, s, `{"tool":"hang","args":{}}`) }()
-	poll(ctx, t, "the hang call in flight on A", func() bool { return tsStatus(t, s).Leases == 1 })
-	if err := syscall.Kill(-a.proc.Cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	var r mcprt.Result
-	select {
-	case r = <-done:
-	case <-ctx.Done():
-		t.Fatal("the call in flight on A was not failed after A died")
-	}
-	wantError(t, r, messages.KindDisconnected.Code(), "")
-	if !strings.Contains(r.Text, a.addr) {
-		t.Errorf("error %q does not name the member that died (%s)", r.Text, a.addr)
-	}
-	select {
-	case extra := <-done:
-		t.Fatalf("a second answer to one call: %+v", extra)
-	default:
-	}
+	killDuringCall(ctx, t, s, a, `{"tool":"hang","args":{}}`)
 
 	res = mcpCall(ctx, t, s, `{"search":"echo message"}`)
 	if strings.Contains(res.Text, "- echo (ts)") || !strings.Contains(res.Text, "the tools of ts on the member at "+a.addr) {

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	ts "github.com/mcprt/mcprt/internal/testonly/testserver"
 	"github.com/mcprt/mcprt/messages"
+	"github.com/mcprt/mcprt/remote"
 )
 
 // TestSharedTwoMembers: member B names member A as a peer. A session on B
@@ -53,27 +55,7 @@ func TestSharedTwoMembers(t *testing.T) {
 		t.Fatalf("typed call to A's server through B: %+v, %v", res, err)
 	}
 
-	done := make(chan mcprt.Result, 2)
-	go func() { done <- mcpCall(ctx, t, s, `{"server":"ts","tool":"hang","args":{}}`) }()
-	poll(ctx, t, "the hang call in flight on A", func() bool { return tsStatus(t, s).Leases == 1 })
-	if err := syscall.Kill(-a.proc.Cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	var r mcprt.Result
-	select {
-	case r = <-done:
-	case <-ctx.Done():
-		t.Fatal("the call in flight on A was not failed after A died")
-	}
-	wantError(t, r, messages.KindDisconnected.Code(), "")
-	if !strings.Contains(r.Text, a.addr) {
-		t.Errorf("error %q does not name the member that died (%s)", r.Text, a.addr)
-	}
-	select {
-	case extra := <-done:
-		t.Fatalf("a second answer to one call: %+v", extra)
-	default:
-	}
+	killDuringCall(ctx, t, s, a, `{"server":"ts","tool":"hang","args":{}}`)
 	_, err = s.CallTool(ctx, "ts", "echo", map[string]any{"message": "x"})
 	if !errors.Is(err, mcprt.ErrDisconnected) || !strings.Contains(err.Error(), "cannot be reached") || !strings.Contains(err.Error(), a.addr) {
 		t.Errorf("a call to A's server after A died: %v, want disconnected naming A at once", err)
@@ -166,4 +148,32 @@ func TestSharedEventsThroughPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll(ctx, t, "A's stream to close with the last owner (z's remains)", func() bool { return streams() == 1 })
+}
+
+// killDuringCall makes the mcp call args (a hang of "ts" on member a)
+// through session s, kills a (SIGKILL) while it is in flight, and checks
+// the call fails once, naming a.
+func killDuringCall(ctx context.Context, t *testing.T, s *remote.Session, a member, args string) {
+	t.Helper()
+	done := make(chan mcprt.Result, 2)
+	go func() { done <- mcpCall(ctx, t, s, args) }()
+	poll(ctx, t, "the hang call in flight on A", func() bool { return tsStatus(t, s).Leases == 1 })
+	if err := syscall.Kill(-a.proc.Cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var r mcprt.Result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		t.Fatal("the call in flight on A was not failed after A died")
+	}
+	wantError(t, r, messages.KindDisconnected.Code(), "")
+	if !strings.Contains(r.Text, a.addr) {
+		t.Errorf("error %q does not name the member that died (%s)", r.Text, a.addr)
+	}
+	select {
+	case extra := <-done:
+		t.Fatalf("a second answer to one call: %+v", extra)
+	default:
+	}
 }
