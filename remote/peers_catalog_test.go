@@ -135,6 +135,23 @@ func TestMCPToolLeavesOutSilentMember(t *testing.T) {
 	if !strings.Contains(res.Text, want) {
 		t.Fatalf("search with a silent member: %q, want it left out: %q", res.Text, want)
 	}
+	// The status does not wait for it either: its server is failed,
+	// saying why, and the other answers come without it.
+	var stolen mcprt.ServerStatus
+	for _, st := range s.Status().Servers {
+		if st.Name == "stolen" {
+			stolen = st
+		}
+	}
+	if stolen.Status != "failed" || stolen.Member != hole.Addr().String() || !strings.Contains(stolen.LastError, "did not answer within 2s") {
+		t.Errorf("the silent member's server in the status: %+v", stolen)
+	}
+	if res := mcpOn(ctx, t, s, `{}`); !strings.Contains(res.Text, "stolen") || !strings.Contains(res.Text, hole.Addr().String()) {
+		t.Errorf("the mcp tool's status with a silent member: %q", res.Text)
+	}
+	if names := s.Servers(); slices.Contains(names, "stolen") {
+		t.Errorf("servers named by a member that never answered: %v", names)
+	}
 }
 
 // BenchmarkCallThroughPeer is an `mcp` call of the other member's echo

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -22,13 +23,9 @@ import (
 func (s *Server) merged(ctx context.Context, m *requestMsg) (json.RawMessage, bool, error) {
 	if m.Op == opServers {
 		names := s.rt.Servers()
-		for _, p := range s.livePeers() {
-			ps, err := p.session(ctx, s)
-			if err != nil {
-				continue
-			}
+		for _, a := range s.askPeers(ctx, m.Op) {
 			var theirs []string
-			if b, err := ps.request(ctx, m.Op, "", nil); err == nil && json.Unmarshal(b, &theirs) == nil {
+			if a.err == nil && json.Unmarshal(a.b, &theirs) == nil {
 				for _, n := range theirs {
 					if !slices.Contains(names, n) {
 						names = append(names, n)
@@ -42,15 +39,11 @@ func (s *Server) merged(ctx context.Context, m *requestMsg) (json.RawMessage, bo
 	all := s.rt.ServerStatuses()
 	by := map[string][]messages.ServerStatus{} // the other members' statuses, by server
 	var others []string                        // the servers this member does not configure
-	for _, p := range s.livePeers() {
-		ps, err := p.session(ctx, s)
-		if err != nil {
-			continue
-		}
+	for _, a := range s.askPeers(ctx, m.Op) {
 		var theirs []messages.ServerStatus
-		if b, err := ps.request(ctx, m.Op, "", nil); err == nil && json.Unmarshal(b, &theirs) == nil {
+		if a.err == nil && json.Unmarshal(a.b, &theirs) == nil {
 			for _, st := range theirs {
-				st.Member = p.addr
+				st.Member = a.p.addr
 				by[st.Name] = append(by[st.Name], st)
 				if !slices.ContainsFunc(all, func(o messages.ServerStatus) bool { return o.Name == st.Name }) && !slices.Contains(others, st.Name) {
 					others = append(others, st.Name)
@@ -124,19 +117,22 @@ func (s *Server) mergedStatusOf(ctx context.Context) mcprt.StatusSnapshot {
 			others = append(others, r.st.Name)
 		}
 	}
-	for _, p := range s.livePeers() {
-		ps, err := p.session(ctx, s)
-		if err != nil {
+	for _, a := range s.askPeers(ctx, opStatus) {
+		p := a.p
+		var theirs mcprt.StatusSnapshot
+		if err := a.err; err != nil || json.Unmarshal(a.b, &theirs) != nil {
+			if err == nil {
+				err = fmt.Errorf("its status is malformed")
+			}
 			p.mu.Lock()
 			names := append([]string(nil), p.servers...)
 			p.mu.Unlock()
 			for _, name := range names {
 				add(row{st: mcprt.ServerStatus{Name: name, Member: p.addr, Status: "failed",
-					LastError: "the member at " + p.addr + " that runs it cannot be reached"}, down: true})
+					LastError: "the member at " + p.addr + " that runs it cannot be reached now: " + err.Error()}, down: true})
 			}
 			continue
 		}
-		theirs := ps.Status()
 		for _, ss := range theirs.Servers {
 			ss.Member = p.addr
 			add(row{st: ss})
