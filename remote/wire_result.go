@@ -194,51 +194,16 @@ func rawOrNil(raw []byte) any {
 	return json.RawMessage(append([]byte(nil), raw...))
 }
 
-// skip passes over the value at d.i (valid JSON) and returns it.
+// skip passes over the value at d.i and returns it (as it stands, valid
+// JSON: jsonscan read it all first).
 func (d *anyReader) skip() []byte {
-	d.space()
-	start, depth := d.i, 0
-	for ; d.i < len(d.data); d.i++ {
-		switch d.data[d.i] {
-		case '"':
-			for d.i++; d.i < len(d.data) && d.data[d.i] != '"'; d.i++ {
-				if d.data[d.i] == '\\' {
-					d.i++
-				}
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return trimSpace(d.data[start:d.i])
-			}
-			if depth--; depth == 0 {
-				d.i++
-				return d.data[start:d.i]
-			}
-		case ',':
-			if depth == 0 {
-				return trimSpace(d.data[start:d.i])
-			}
-		}
-		if depth == 0 && d.data[start] == '"' && d.i > start {
-			d.i++
-			return d.data[start:d.i]
-		}
+	start, end := jsonscan.ValueEnd(d.data, d.i)
+	if end < 0 {
+		d.ok, d.i = false, len(d.data)-1
+		return nil
 	}
-	return trimSpace(d.data[start:d.i])
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 {
-		switch b[len(b)-1] {
-		case ' ', '\t', '\n', '\r':
-			b = b[:len(b)-1]
-			continue
-		}
-		break
-	}
-	return b
+	d.i = end
+	return d.data[start:end]
 }
 
 // str reads the string at d.i.

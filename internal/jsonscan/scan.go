@@ -197,6 +197,14 @@ func next(data []byte, i int, closing byte) (int, bool) {
 	return -1, true
 }
 
+// ValueEnd validates the JSON value at data[i] (after any whitespace) and
+// returns where it starts and the index just past it; end is -1 when it
+// is not valid JSON.
+func ValueEnd(data []byte, i int) (start, end int) {
+	start = skipSpace(data, i)
+	return start, value(data, start, 0)
+}
+
 // value validates the value starting at data[i] (no leading space), inside
 // a container of depth depth, and returns the index just past it, or -1.
 func value(data []byte, i, depth int) int {

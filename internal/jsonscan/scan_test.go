@@ -223,3 +223,24 @@ func FuzzCompact(f *testing.F) {
 		}
 	})
 }
+
+// ValueEnd finds the value after any whitespace and where it ends, or
+// says it is not valid JSON.
+func TestValueEnd(t *testing.T) {
+	for _, c := range []struct {
+		in         string
+		start, end int
+	}{
+		{`  {"a":"}]\""} ,`, 2, 14},
+		{`-12.5e3 ,`, 0, 7},
+		{`"x\\" }`, 0, 5},
+		{` [[],{}]`, 1, 8},
+		{`null}`, 0, 4},
+		{` {"a":}`, 1, -1},
+		{`tru`, 0, -1},
+	} {
+		if start, end := ValueEnd([]byte(c.in), 0); end != c.end || (end >= 0 && start != c.start) {
+			t.Errorf("ValueEnd(%q) = %d, %d; want %d, %d", c.in, start, end, c.start, c.end)
+		}
+	}
+}
