@@ -4,7 +4,55 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
+
+	"github.com/mcprt/mcprt/clock"
 )
+
+// askAll runs ask(ctx, i) for every i < n at once and waits at most
+// bound for them: one that has not answered by then (or answered only
+// because the bound cancelled it) is late(i, why), why saying so (or
+// that ctx ended first). The askers still running give up with ctx,
+// which askAll cancels on return; none waits to deliver. So a request
+// through a member never waits longer on another member that takes
+// connections and says nothing (its session's own timeouts are longer).
+func askAll[T any](ctx context.Context, clk clock.Clock, n int, bound time.Duration, ask func(context.Context, int) T, late func(int, error) T) []T {
+	out := make([]T, n)
+	done := make([]bool, n)
+	type answer struct {
+		i int
+		v T
+	}
+	answers := make(chan answer, n)
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t := clk.AfterFunc(bound, cancel)
+	defer t.Stop()
+	for i := range n {
+		go func() { answers <- answer{i, ask(bctx, i)} }()
+	}
+	for left := n; left > 0 && bctx.Err() == nil; left-- {
+		select {
+		case a := <-answers:
+			if bctx.Err() == nil {
+				out[a.i], done[a.i] = a.v, true
+			}
+		case <-bctx.Done():
+		}
+	}
+	if bctx.Err() != nil {
+		why := fmt.Errorf("it did not answer within %s", bound)
+		if ctx.Err() != nil {
+			why = fmt.Errorf("the request ended first")
+		}
+		for i := range out {
+			if !done[i] {
+				out[i] = late(i, why)
+			}
+		}
+	}
+	return out
+}
 
 // peerAnswer is one live member's answer to an operation asked of every
 // live member (askPeers).
@@ -15,54 +63,18 @@ type peerAnswer struct {
 }
 
 // askPeers asks every live member op (no arguments) at once, through
-// this member's session on each, waiting at most PeerCatalogBound: a
-// member that cannot be reached, or has not answered by then, is
-// answered with an error saying so. In the membership's order. So a
-// status through a member never waits on another member that takes
-// connections and says nothing (its session's own timeout is longer).
+// this member's session on each, waiting at most PeerCatalogBound (see
+// askAll); a member that cannot be reached is answered with the error.
+// In the membership's order.
 func (s *Server) askPeers(ctx context.Context, op string) []peerAnswer {
 	peers := s.livePeers()
-	out := make([]peerAnswer, len(peers))
-	type answer struct {
-		i   int
-		b   json.RawMessage
-		err error
-	}
-	answers := make(chan answer, len(peers)) // no asker waits to send
-	bctx, cancel := context.WithCancel(ctx)
-	defer cancel() // the askers still waiting give up
-	t := s.clock.AfterFunc(PeerCatalogBound, cancel)
-	defer t.Stop()
-	for i, p := range peers {
-		out[i].p = p
-		go func() {
-			ps, err := p.session(bctx, s)
-			var b json.RawMessage
-			if err == nil {
-				b, err = ps.request(bctx, op, "", nil)
-			}
-			answers <- answer{i, b, err}
-		}()
-	}
-	for left := len(peers); left > 0; left-- {
-		select {
-		case a := <-answers:
-			out[a.i].b, out[a.i].err = a.b, a.err
-			if a.err != nil && bctx.Err() != nil && ctx.Err() == nil {
-				out[a.i].err = fmt.Errorf("it did not answer within %s", PeerCatalogBound)
-			}
-		case <-bctx.Done():
-			why := fmt.Errorf("it did not answer within %s", PeerCatalogBound)
-			if ctx.Err() != nil {
-				why = fmt.Errorf("the request ended first")
-			}
-			for i := range out {
-				if out[i].b == nil && out[i].err == nil {
-					out[i].err = why
-				}
-			}
-			return out
+	return askAll(ctx, s.clock, len(peers), PeerCatalogBound, func(ctx context.Context, i int) peerAnswer {
+		a := peerAnswer{p: peers[i]}
+		ps, err := a.p.session(ctx, s)
+		if err == nil {
+			a.b, err = ps.request(ctx, op, "", nil)
 		}
-	}
-	return out
+		a.err = err
+		return a
+	}, func(i int, why error) peerAnswer { return peerAnswer{p: peers[i], err: why} })
 }

@@ -184,35 +184,16 @@ func (p peersOf) Servers(ctx context.Context, list bool) (uint64, []mcprt.PeerSe
 }
 
 // fetchCatalogs asks the members at once, waiting at most the bound:
-// one that has not answered by then is left out.
+// one that has not answered by then is left out (askAll).
 func (s *Server) fetchCatalogs(ctx context.Context, live []memberInfo, list bool, got map[string]fetched) {
-	answers := make(chan fetched, len(live))
-	bctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	bound := PeerCatalogBound
 	if list {
 		bound = PeerListBound
 	}
-	t := s.clock.AfterFunc(bound, cancel)
-	defer t.Stop()
-	for _, m := range live {
-		go func() { answers <- s.fetchCatalog(bctx, m, list) }()
-	}
-	for len(got) < len(live) {
-		select {
-		case f := <-answers:
-			got[f.m.ID] = f
-		case <-bctx.Done():
-			why := fmt.Errorf("it did not answer within %s", bound)
-			if ctx.Err() != nil {
-				why = fmt.Errorf("the call ended first")
-			}
-			for _, m := range live {
-				if _, ok := got[m.ID]; !ok {
-					got[m.ID] = fetched{m: m, err: why}
-				}
-			}
-		}
+	for _, f := range askAll(ctx, s.clock, len(live), bound,
+		func(ctx context.Context, i int) fetched { return s.fetchCatalog(ctx, live[i], list) },
+		func(i int, why error) fetched { return fetched{m: live[i], err: why} }) {
+		got[f.m.ID] = f
 	}
 }
 
