@@ -1,7 +1,5 @@
 package sessions
 
-import "sort"
-
 // A subscription whose last owner left is closing until the runtime's
 // unsubscribe of it is done: the outcome of the last owner's unsubscribe
 // call (CallDone, Forget), or Unsubscribed after an Unsubscribe effect.
@@ -166,13 +164,4 @@ func (m *Member) releaseOut(sub, sid string, out []Effect) []Effect {
 		out = append(out, Effect{Kind: Unsubscribe, Session: sid, Sub: sub})
 	}
 	return out
-}
-
-func sortedIDs[V any](set map[uint64]V) []uint64 {
-	ids := make([]uint64, 0, len(set))
-	for id := range set {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
 }

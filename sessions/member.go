@@ -1,6 +1,9 @@
 package sessions
 
-import "sort"
+import (
+	"maps"
+	"slices"
+)
 
 // Member is the state of one member's sessions: each session's calls in
 // flight, subscription shares, questions and liveness token, and the
@@ -98,17 +101,12 @@ func (m *Member) InFlight(sid string) []uint64 {
 	if s == nil {
 		return nil
 	}
-	return sortedIDs(s.calls)
+	return slices.Sorted(maps.Keys(s.calls))
 }
 
 // Owners returns the sessions owning subscription sub, sorted.
 func (m *Member) Owners(sub string) []string {
-	var out []string
-	for sid := range m.owners[sub] {
-		out = append(out, sid)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(m.owners[sub]))
 }
 
 // touch re-arms the liveness timer: any message of a session is a sign
@@ -346,7 +344,7 @@ func (m *Member) End(sid, why string, stop bool) []Effect {
 	}
 	s.ended, s.stop = true, stop
 	out := []Effect{{Kind: StopTimer, Session: sid}}
-	ids := sortedIDs(s.calls)
+	ids := slices.Sorted(maps.Keys(s.calls))
 	for _, id := range ids {
 		if s.calls[id].closes == "" { // the last owner's unsubscribe runs to its end (Cancel)
 			out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id})
@@ -359,16 +357,11 @@ func (m *Member) End(sid, why string, stop bool) []Effect {
 	}
 	out = append(out, Effect{Kind: Ended, Session: sid, Why: why, Calls: len(ids), Subs: len(s.subs) + len(s.typed)})
 	out = s.endTyped(sid, out)
-	for _, id := range sortedIDs(s.asks) {
+	for _, id := range slices.Sorted(maps.Keys(s.asks)) {
 		out = append(out, Effect{Kind: AnswerEnded, Session: sid, ID: id, Why: why})
 	}
 	s.asks = map[uint64]bool{}
-	subs := make([]string, 0, len(s.subs))
-	for sub := range s.subs {
-		subs = append(subs, sub)
-	}
-	sort.Strings(subs)
-	for _, sub := range subs {
+	for _, sub := range slices.Sorted(maps.Keys(s.subs)) {
 		delete(s.subs, sub)
 		out = m.releaseOut(sub, sid, out)
 	}
