@@ -143,6 +143,14 @@ func (m *Member) Has(sid string, id uint64) bool { return m.sessions[sid].callOf
 // or closed (bounded: see above).
 func (m *Member) Closing() int { return len(m.closing) }
 
+// own makes sid an owner of sub.
+func (m *Member) own(sub, sid string) {
+	if m.owners[sub] == nil {
+		m.owners[sub] = map[string]bool{}
+	}
+	m.owners[sub][sid] = true
+}
+
 // release ends sid's share of sub; last reports that no session owns it
 // any more (the runtime's subscription is then to be ended).
 func (m *Member) release(sub, sid string) (last bool) {

@@ -77,7 +77,7 @@ func (m *Member) AttachWith(sid string, l Limits) []Effect {
 		typed: map[uint64]*typed{}, limits: l}
 	m.sessions[sid] = s
 	m.order = append(m.order, sid)
-	return m.touch(sid, s, nil)
+	return m.touch(sid, s)
 }
 
 // live returns the session sid if it has not ended.
@@ -110,10 +110,11 @@ func (m *Member) Owners(sub string) []string {
 }
 
 // touch re-arms the liveness timer: any message of a session is a sign
-// of life.
-func (m *Member) touch(sid string, s *session, out []Effect) []Effect {
+// of life. It starts the message's effects, with room for the one most
+// messages add (a request's Run).
+func (m *Member) touch(sid string, s *session) []Effect {
 	s.beat++
-	return append(out, Effect{Kind: Arm, Session: sid, Beat: s.beat})
+	return append(make([]Effect, 0, 2), Effect{Kind: Arm, Session: sid, Beat: s.beat})
 }
 
 // Alive is a message of the session that carries nothing for the rules.
@@ -122,7 +123,7 @@ func (m *Member) Alive(sid string) []Effect {
 	if s == nil {
 		return nil
 	}
-	return m.touch(sid, s, nil)
+	return m.touch(sid, s)
 }
 
 // Heartbeat is the session's heartbeat: it is answered.
@@ -131,7 +132,7 @@ func (m *Member) Heartbeat(sid string) []Effect {
 	if s == nil {
 		return nil
 	}
-	return append(m.touch(sid, s, nil), Effect{Kind: HeartbeatAck, Session: sid})
+	return append(m.touch(sid, s), Effect{Kind: HeartbeatAck, Session: sid})
 }
 
 // Expired is the liveness timer's firing with token beat: the session
@@ -159,7 +160,7 @@ func (m *Member) Request(sid string, r Request) []Effect {
 	if s == nil {
 		return nil
 	}
-	out := m.touch(sid, s, nil)
+	out := m.touch(sid, s)
 	if s.calls[r.ID] != nil {
 		return append(out, Effect{Kind: ReplyDuplicate, Session: sid, ID: r.ID})
 	}
@@ -221,7 +222,7 @@ func (m *Member) Cancel(sid string, id uint64) []Effect {
 	if s == nil {
 		return nil
 	}
-	out := m.touch(sid, s, nil)
+	out := m.touch(sid, s)
 	if c := s.calls[id]; c != nil {
 		c.flying, c.cancelled = false, true
 		if c.closes == "" {
@@ -266,10 +267,7 @@ func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 	delete(s.calls, id)
 	if sub != "" && !s.subs[sub] {
 		s.subs[sub] = true
-		if m.owners[sub] == nil {
-			m.owners[sub] = map[string]bool{}
-		}
-		m.owners[sub][sid] = true
+		m.own(sub, sid)
 		if s.ended || c.cancelled || c.req < s.left[sub] {
 			delete(s.subs, sub)
 			out = m.releaseOut(sub, sid, out)
@@ -277,12 +275,8 @@ func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 	}
 	if !s.ended {
 		out = append(out, Effect{Kind: Reply, Session: sid, ID: id})
-	} else if len(s.calls) == 0 {
-		delete(m.sessions, sid)
-		if s.stop {
-			out = append(out, Effect{Kind: Stop, Session: sid})
-		}
 	}
+	out = m.forgetEnded(sid, s, out)
 	if c.closes != "" {
 		out = append(out, m.closed(c.closes)...)
 	}
@@ -307,18 +301,10 @@ func (m *Member) Forget(sid string, id uint64, sub string) []Effect {
 		out, sub = m.typedDone(sid, s, c, "", out), ""
 	}
 	if sub != "" && !s.subs[sub] && !stale {
-		if m.owners[sub] == nil {
-			m.owners[sub] = map[string]bool{}
-		}
-		m.owners[sub][sid] = true
+		m.own(sub, sid)
 		out = m.releaseOut(sub, sid, out)
 	}
-	if s.ended && len(s.calls) == 0 {
-		delete(m.sessions, sid)
-		if s.stop {
-			out = append(out, Effect{Kind: Stop, Session: sid})
-		}
-	}
+	out = m.forgetEnded(sid, s, out)
 	if c.closes != "" {
 		out = append(out, m.closed(c.closes)...)
 	}
@@ -371,9 +357,15 @@ func (m *Member) End(sid, why string, stop bool) []Effect {
 			break
 		}
 	}
-	if len(s.calls) == 0 {
+	return m.forgetEnded(sid, s, out)
+}
+
+// forgetEnded forgets session sid once it has ended and its last call is
+// done; its actor then stops if its end said so.
+func (m *Member) forgetEnded(sid string, s *session, out []Effect) []Effect {
+	if s.ended && len(s.calls) == 0 {
 		delete(m.sessions, sid)
-		if stop {
+		if s.stop {
 			out = append(out, Effect{Kind: Stop, Session: sid})
 		}
 	}

@@ -74,7 +74,7 @@ func (m *Member) Answer(sid string, id uint64) []Effect {
 	if s == nil {
 		return nil
 	}
-	out := m.touch(sid, s, nil)
+	out := m.touch(sid, s)
 	if s.asks[id] {
 		delete(s.asks, id)
 		out = append(out, Effect{Kind: PassAnswer, Session: sid, ID: id})
