@@ -95,8 +95,9 @@ func (c *campaign) sharedAttach() {
 	sw.attach(name, lat)
 }
 
-// sharedSession draws a session that still works (nil: none does).
-func (c *campaign) sharedSession() *simSession {
+// sharedSession draws with r a session that still works (nil: none
+// does).
+func (c *campaign) sharedSession(r *rand.Rand) *simSession {
 	var live []*simSession
 	for _, name := range c.w.shared.order {
 		if ss := c.w.shared.sessions[name]; ss.gone == "" {
@@ -106,7 +107,7 @@ func (c *campaign) sharedSession() *simSession {
 	if len(live) == 0 {
 		return nil
 	}
-	return live[c.sr.IntN(len(live))]
+	return live[r.IntN(len(live))]
 }
 
 // sharedIdentity draws a subscription identity from a small set, so that
@@ -120,7 +121,7 @@ func (c *campaign) sharedIdentity(sr *rand.Rand) (*Server, *evTopic, string) {
 // sharedStep is one step of the shared campaign.
 func (c *campaign) sharedStep() error {
 	w, sr, sw := c.w, c.sr, c.w.shared
-	ss := c.sharedSession()
+	ss := c.sharedSession(sr)
 	k := sr.IntN(100)
 	if ss == nil && k < 51 {
 		k = 51

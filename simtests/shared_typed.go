@@ -211,16 +211,10 @@ func (c *campaign) typedStep(lr *rand.Rand) {
 		sw.typedGoneOnItsOwn(lr)
 		return
 	}
-	var live []*simSession
-	for _, name := range sw.order {
-		if ss := sw.sessions[name]; ss.gone == "" {
-			live = append(live, ss)
-		}
-	}
-	if len(live) == 0 {
+	ss := c.sharedSession(lr)
+	if ss == nil {
 		return
 	}
-	ss := live[lr.IntN(len(live))]
 	if held := sortedKeys(ss.typed); k < 8 && len(held) > 0 {
 		ss.request(&sharedReq{kind: "typedstop", key: held[lr.IntN(len(held))]})
 		return
