@@ -2,7 +2,9 @@ package simtests
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -150,7 +152,7 @@ func (c *campaign) sharedStep() error {
 		ss.request(&sharedReq{kind: []string{"list", "status"}[sr.IntN(2)]})
 	case k < 46:
 		var open []uint64
-		for _, id := range sortedKeys(ss.calls) {
+		for _, id := range slices.Sorted(maps.Keys(ss.calls)) {
 			if !ss.calls[id].done {
 				open = append(open, id)
 			}

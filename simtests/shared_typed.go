@@ -2,7 +2,9 @@ package simtests
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/mcprt/mcprt/sessions"
@@ -194,7 +196,7 @@ func (s *sharedWorld) typedView(ss *simSession) {
 			model = append(model, fmt.Sprint(r.key))
 		}
 	}
-	for _, k := range sortedKeys(ss.typed) {
+	for _, k := range slices.Sorted(maps.Keys(ss.typed)) {
 		view = append(view, fmt.Sprint(k))
 	}
 	if strings.Join(model, ",") != strings.Join(view, ",") {
@@ -215,7 +217,7 @@ func (c *campaign) typedStep(lr *rand.Rand) {
 	if ss == nil {
 		return
 	}
-	if held := sortedKeys(ss.typed); k < 8 && len(held) > 0 {
+	if held := slices.Sorted(maps.Keys(ss.typed)); k < 8 && len(held) > 0 {
 		ss.request(&sharedReq{kind: "typedstop", key: held[lr.IntN(len(held))]})
 		return
 	}
