@@ -21,14 +21,11 @@ import (
 // the member stops and the runtime closes. Its own generator draws every
 // step, so the plain and events campaigns of a seed stay what they were.
 func CampaignShared(w *World) error {
-	r := rand.New(rand.NewPCG(w.Seed, 0xca4a))
-	c := &campaign{w: w, r: r, er: rand.New(rand.NewPCG(w.Seed, 0xe7e7)), events: true}
-	c.configure()
-	c.configureEvents()
-	c.sr = rand.New(rand.NewPCG(w.Seed, 0x5a4ed))
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("start: %w", err)
+	c, err := startEvents(w)
+	if err != nil {
+		return err
 	}
+	c.sr = rand.New(rand.NewPCG(w.Seed, 0x5a4ed))
 	w.shared = newShared(w, 5*time.Second)
 	lr := rand.New(rand.NewPCG(w.Seed, 0x11a175))
 	tight := w.shared.sharedLimits(lr)
