@@ -37,15 +37,13 @@ type session struct {
 	stop   bool // ended, and its actor is to stop once no call is in flight
 }
 
-// call is a session's call in flight; flying is cleared once it no longer
-// counts for questions (cancelled); cancelled is set when the session
+// call is a session's call in flight; cancelled is set when the session
 // cancelled it (it no longer waits for the outcome).
 type call struct {
 	id        uint64
 	server    string
-	seq       uint64
+	seq       uint64 // its order among the calls that count for questions (0: it does not count)
 	req       uint64 // its place among the session's requests
-	flying    bool
 	cancelled bool
 	sseq      uint64 // a subscribe's run (its subSeq; 0 when not running a subscribe)
 	subscribe bool   // an mcp_events subscribe: it may make a subscription
@@ -196,7 +194,7 @@ func (m *Member) Request(sid string, r Request) []Effect {
 	c := &call{id: r.ID, server: r.Server, req: s.reqs}
 	if r.Counts {
 		m.seq++
-		c.seq, c.flying = m.seq, true
+		c.seq = m.seq
 		if r.Server != "" {
 			m.lastUse[r.Server] = sid
 		}
@@ -224,7 +222,7 @@ func (m *Member) Cancel(sid string, id uint64) []Effect {
 	}
 	out := m.touch(sid, s)
 	if c := s.calls[id]; c != nil {
-		c.flying, c.cancelled = false, true
+		c.cancelled = true
 		if c.closes == "" {
 			out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id})
 		}
@@ -310,6 +308,10 @@ func (m *Member) Forget(sid string, id uint64, sub string) []Effect {
 	}
 	return out
 }
+
+// flying reports whether c counts for questions (Pick): it may reach a
+// server and the session did not cancel it.
+func (c *call) flying() bool { return c.seq != 0 && !c.cancelled }
 
 func (s *session) callOf(id uint64) *call {
 	if s == nil {

@@ -23,7 +23,7 @@ func (m *Member) Pick(server string) string {
 	var namedSeq, unnamedSeq uint64
 	for _, sid := range m.order {
 		for _, c := range m.sessions[sid].calls {
-			if !c.flying {
+			if !c.flying() {
 				continue
 			}
 			switch {
