@@ -82,8 +82,8 @@ func (m *Member) Answer(sid string, id uint64) []Effect {
 	return out
 }
 
-// Part is one session's share of a wakeup: the indexes of its items.
-// Dropped is set when the batch's dropped count goes to it.
+// Part is one session's share of a wakeup: the indexes of its items (the
+// batch's dropped count goes to every part, see Split).
 type Part struct {
 	Session string
 	Items   []int
