@@ -1,7 +1,5 @@
 package sessions
 
-import "sort"
-
 // A subscription whose last owner left is closing until the runtime's
 // unsubscribe of it is done: the outcome of the last owner's unsubscribe
 // call (CallDone, Forget), or Unsubscribed after an Unsubscribe effect.
@@ -145,6 +143,14 @@ func (m *Member) Has(sid string, id uint64) bool { return m.sessions[sid].callOf
 // or closed (bounded: see above).
 func (m *Member) Closing() int { return len(m.closing) }
 
+// own makes sid an owner of sub.
+func (m *Member) own(sub, sid string) {
+	if m.owners[sub] == nil {
+		m.owners[sub] = map[string]bool{}
+	}
+	m.owners[sub][sid] = true
+}
+
 // release ends sid's share of sub; last reports that no session owns it
 // any more (the runtime's subscription is then to be ended).
 func (m *Member) release(sub, sid string) (last bool) {
@@ -166,13 +172,4 @@ func (m *Member) releaseOut(sub, sid string, out []Effect) []Effect {
 		out = append(out, Effect{Kind: Unsubscribe, Session: sid, Sub: sub})
 	}
 	return out
-}
-
-func sortedIDs[V any](set map[uint64]V) []uint64 {
-	ids := make([]uint64, 0, len(set))
-	for id := range set {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
 }

@@ -2,7 +2,8 @@ package sessions
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // A session's own limits: what one session may hold on the member, so
@@ -163,12 +164,7 @@ func (m *Member) TypedGone(sid string, key, id uint64) {
 // endTyped ends every typed subscription of s, made or being made (its
 // end).
 func (s *session) endTyped(sid string, out []Effect) []Effect {
-	keys := make([]uint64, 0, len(s.typed))
-	for k := range s.typed {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(s.typed)) {
 		out = append(out, Effect{Kind: EndTyped, Session: sid, ID: s.typed[k].id, Key: k})
 		delete(s.typed, k)
 	}
@@ -182,7 +178,7 @@ func (m *Member) Typed(sid string) []uint64 {
 	if s == nil {
 		return nil
 	}
-	return sortedIDs(s.typed)
+	return slices.Sorted(maps.Keys(s.typed))
 }
 
 // Held returns what counts against session sid's subscription limit.

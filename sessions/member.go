@@ -1,6 +1,9 @@
 package sessions
 
-import "sort"
+import (
+	"maps"
+	"slices"
+)
 
 // Member is the state of one member's sessions: each session's calls in
 // flight, subscription shares, questions and liveness token, and the
@@ -34,15 +37,13 @@ type session struct {
 	stop   bool // ended, and its actor is to stop once no call is in flight
 }
 
-// call is a session's call in flight; flying is cleared once it no longer
-// counts for questions (cancelled); cancelled is set when the session
+// call is a session's call in flight; cancelled is set when the session
 // cancelled it (it no longer waits for the outcome).
 type call struct {
 	id        uint64
 	server    string
-	seq       uint64
+	seq       uint64 // its order among the calls that count for questions (0: it does not count)
 	req       uint64 // its place among the session's requests
-	flying    bool
 	cancelled bool
 	sseq      uint64 // a subscribe's run (its subSeq; 0 when not running a subscribe)
 	subscribe bool   // an mcp_events subscribe: it may make a subscription
@@ -74,7 +75,7 @@ func (m *Member) AttachWith(sid string, l Limits) []Effect {
 		typed: map[uint64]*typed{}, limits: l}
 	m.sessions[sid] = s
 	m.order = append(m.order, sid)
-	return m.touch(sid, s, nil)
+	return m.touch(sid, s)
 }
 
 // live returns the session sid if it has not ended.
@@ -98,24 +99,20 @@ func (m *Member) InFlight(sid string) []uint64 {
 	if s == nil {
 		return nil
 	}
-	return sortedIDs(s.calls)
+	return slices.Sorted(maps.Keys(s.calls))
 }
 
 // Owners returns the sessions owning subscription sub, sorted.
 func (m *Member) Owners(sub string) []string {
-	var out []string
-	for sid := range m.owners[sub] {
-		out = append(out, sid)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(m.owners[sub]))
 }
 
 // touch re-arms the liveness timer: any message of a session is a sign
-// of life.
-func (m *Member) touch(sid string, s *session, out []Effect) []Effect {
+// of life. It starts the message's effects, with room for the one most
+// messages add (a request's Run).
+func (m *Member) touch(sid string, s *session) []Effect {
 	s.beat++
-	return append(out, Effect{Kind: Arm, Session: sid, Beat: s.beat})
+	return append(make([]Effect, 0, 2), Effect{Kind: Arm, Session: sid, Beat: s.beat})
 }
 
 // Alive is a message of the session that carries nothing for the rules.
@@ -124,7 +121,7 @@ func (m *Member) Alive(sid string) []Effect {
 	if s == nil {
 		return nil
 	}
-	return m.touch(sid, s, nil)
+	return m.touch(sid, s)
 }
 
 // Heartbeat is the session's heartbeat: it is answered.
@@ -133,7 +130,7 @@ func (m *Member) Heartbeat(sid string) []Effect {
 	if s == nil {
 		return nil
 	}
-	return append(m.touch(sid, s, nil), Effect{Kind: HeartbeatAck, Session: sid})
+	return append(m.touch(sid, s), Effect{Kind: HeartbeatAck, Session: sid})
 }
 
 // Expired is the liveness timer's firing with token beat: the session
@@ -161,7 +158,7 @@ func (m *Member) Request(sid string, r Request) []Effect {
 	if s == nil {
 		return nil
 	}
-	out := m.touch(sid, s, nil)
+	out := m.touch(sid, s)
 	if s.calls[r.ID] != nil {
 		return append(out, Effect{Kind: ReplyDuplicate, Session: sid, ID: r.ID})
 	}
@@ -197,7 +194,7 @@ func (m *Member) Request(sid string, r Request) []Effect {
 	c := &call{id: r.ID, server: r.Server, req: s.reqs}
 	if r.Counts {
 		m.seq++
-		c.seq, c.flying = m.seq, true
+		c.seq = m.seq
 		if r.Server != "" {
 			m.lastUse[r.Server] = sid
 		}
@@ -223,9 +220,9 @@ func (m *Member) Cancel(sid string, id uint64) []Effect {
 	if s == nil {
 		return nil
 	}
-	out := m.touch(sid, s, nil)
+	out := m.touch(sid, s)
 	if c := s.calls[id]; c != nil {
-		c.flying, c.cancelled = false, true
+		c.cancelled = true
 		if c.closes == "" {
 			out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id})
 		}
@@ -268,10 +265,7 @@ func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 	delete(s.calls, id)
 	if sub != "" && !s.subs[sub] {
 		s.subs[sub] = true
-		if m.owners[sub] == nil {
-			m.owners[sub] = map[string]bool{}
-		}
-		m.owners[sub][sid] = true
+		m.own(sub, sid)
 		if s.ended || c.cancelled || c.req < s.left[sub] {
 			delete(s.subs, sub)
 			out = m.releaseOut(sub, sid, out)
@@ -279,12 +273,8 @@ func (m *Member) CallDone(sid string, id uint64, sub string) []Effect {
 	}
 	if !s.ended {
 		out = append(out, Effect{Kind: Reply, Session: sid, ID: id})
-	} else if len(s.calls) == 0 {
-		delete(m.sessions, sid)
-		if s.stop {
-			out = append(out, Effect{Kind: Stop, Session: sid})
-		}
 	}
+	out = m.forgetEnded(sid, s, out)
 	if c.closes != "" {
 		out = append(out, m.closed(c.closes)...)
 	}
@@ -309,23 +299,19 @@ func (m *Member) Forget(sid string, id uint64, sub string) []Effect {
 		out, sub = m.typedDone(sid, s, c, "", out), ""
 	}
 	if sub != "" && !s.subs[sub] && !stale {
-		if m.owners[sub] == nil {
-			m.owners[sub] = map[string]bool{}
-		}
-		m.owners[sub][sid] = true
+		m.own(sub, sid)
 		out = m.releaseOut(sub, sid, out)
 	}
-	if s.ended && len(s.calls) == 0 {
-		delete(m.sessions, sid)
-		if s.stop {
-			out = append(out, Effect{Kind: Stop, Session: sid})
-		}
-	}
+	out = m.forgetEnded(sid, s, out)
 	if c.closes != "" {
 		out = append(out, m.closed(c.closes)...)
 	}
 	return out
 }
+
+// flying reports whether c counts for questions (Pick): it may reach a
+// server and the session did not cancel it.
+func (c *call) flying() bool { return c.seq != 0 && !c.cancelled }
 
 func (s *session) callOf(id uint64) *call {
 	if s == nil {
@@ -346,7 +332,7 @@ func (m *Member) End(sid, why string, stop bool) []Effect {
 	}
 	s.ended, s.stop = true, stop
 	out := []Effect{{Kind: StopTimer, Session: sid}}
-	ids := sortedIDs(s.calls)
+	ids := slices.Sorted(maps.Keys(s.calls))
 	for _, id := range ids {
 		if s.calls[id].closes == "" { // the last owner's unsubscribe runs to its end (Cancel)
 			out = append(out, Effect{Kind: CancelCall, Session: sid, ID: id})
@@ -359,16 +345,11 @@ func (m *Member) End(sid, why string, stop bool) []Effect {
 	}
 	out = append(out, Effect{Kind: Ended, Session: sid, Why: why, Calls: len(ids), Subs: len(s.subs) + len(s.typed)})
 	out = s.endTyped(sid, out)
-	for _, id := range sortedIDs(s.asks) {
+	for _, id := range slices.Sorted(maps.Keys(s.asks)) {
 		out = append(out, Effect{Kind: AnswerEnded, Session: sid, ID: id, Why: why})
 	}
 	s.asks = map[uint64]bool{}
-	subs := make([]string, 0, len(s.subs))
-	for sub := range s.subs {
-		subs = append(subs, sub)
-	}
-	sort.Strings(subs)
-	for _, sub := range subs {
+	for _, sub := range slices.Sorted(maps.Keys(s.subs)) {
 		delete(s.subs, sub)
 		out = m.releaseOut(sub, sid, out)
 	}
@@ -378,9 +359,15 @@ func (m *Member) End(sid, why string, stop bool) []Effect {
 			break
 		}
 	}
-	if len(s.calls) == 0 {
+	return m.forgetEnded(sid, s, out)
+}
+
+// forgetEnded forgets session sid once it has ended and its last call is
+// done; its actor then stops if its end said so.
+func (m *Member) forgetEnded(sid string, s *session, out []Effect) []Effect {
+	if s.ended && len(s.calls) == 0 {
 		delete(m.sessions, sid)
-		if stop {
+		if s.stop {
 			out = append(out, Effect{Kind: Stop, Session: sid})
 		}
 	}

@@ -23,7 +23,7 @@ func (m *Member) Pick(server string) string {
 	var namedSeq, unnamedSeq uint64
 	for _, sid := range m.order {
 		for _, c := range m.sessions[sid].calls {
-			if !c.flying {
+			if !c.flying() {
 				continue
 			}
 			switch {
@@ -74,7 +74,7 @@ func (m *Member) Answer(sid string, id uint64) []Effect {
 	if s == nil {
 		return nil
 	}
-	out := m.touch(sid, s, nil)
+	out := m.touch(sid, s)
 	if s.asks[id] {
 		delete(s.asks, id)
 		out = append(out, Effect{Kind: PassAnswer, Session: sid, ID: id})
@@ -82,8 +82,8 @@ func (m *Member) Answer(sid string, id uint64) []Effect {
 	return out
 }
 
-// Part is one session's share of a wakeup: the indexes of its items.
-// Dropped is set when the batch's dropped count goes to it.
+// Part is one session's share of a wakeup: the indexes of its items (the
+// batch's dropped count goes to every part, see Split).
 type Part struct {
 	Session string
 	Items   []int

@@ -22,14 +22,11 @@ import (
 // (the accounting invariant, checker.evAccount) and a lease check, and
 // one in four a few more steps before shutdown.
 func CampaignEvents(w *World) error {
-	r := rand.New(rand.NewPCG(w.Seed, 0xca4a))
-	c := &campaign{w: w, r: r, er: rand.New(rand.NewPCG(w.Seed, 0xe7e7)), events: true}
-	cr := rand.New(rand.NewPCG(w.Seed, 0xc4a5)) // the crash fault's own draws
-	c.configure()
-	c.configureEvents()
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("start: %w", err)
+	c, err := startEvents(w)
+	if err != nil {
+		return err
 	}
+	cr := rand.New(rand.NewPCG(w.Seed, 0xc4a5)) // the crash fault's own draws
 	for i, n := 0, 20+c.er.IntN(80); i < n; i++ {
 		c.maybeCrash(cr)
 		if err := c.evStep(); err != nil {
@@ -54,6 +51,19 @@ func CampaignEvents(w *World) error {
 		}
 	}
 	return c.shutdown()
+}
+
+// startEvents starts the world of the events campaign (and of the shared
+// one, which draws it the same way): the seed's servers, each speaking
+// events.
+func startEvents(w *World) (*campaign, error) {
+	c := &campaign{w: w, r: rand.New(rand.NewPCG(w.Seed, 0xca4a)), er: rand.New(rand.NewPCG(w.Seed, 0xe7e7)), events: true}
+	c.configure()
+	c.configureEvents()
+	if err := w.Start(); err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	return c, nil
 }
 
 // evStep is one step of the events campaign: events work or, as often,

@@ -2,7 +2,9 @@ package simtests
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -19,14 +21,11 @@ import (
 // the member stops and the runtime closes. Its own generator draws every
 // step, so the plain and events campaigns of a seed stay what they were.
 func CampaignShared(w *World) error {
-	r := rand.New(rand.NewPCG(w.Seed, 0xca4a))
-	c := &campaign{w: w, r: r, er: rand.New(rand.NewPCG(w.Seed, 0xe7e7)), events: true}
-	c.configure()
-	c.configureEvents()
-	c.sr = rand.New(rand.NewPCG(w.Seed, 0x5a4ed))
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("start: %w", err)
+	c, err := startEvents(w)
+	if err != nil {
+		return err
 	}
+	c.sr = rand.New(rand.NewPCG(w.Seed, 0x5a4ed))
 	w.shared = newShared(w, 5*time.Second)
 	lr := rand.New(rand.NewPCG(w.Seed, 0x11a175))
 	tight := w.shared.sharedLimits(lr)
@@ -95,8 +94,9 @@ func (c *campaign) sharedAttach() {
 	sw.attach(name, lat)
 }
 
-// sharedSession draws a session that still works (nil: none does).
-func (c *campaign) sharedSession() *simSession {
+// sharedSession draws with r a session that still works (nil: none
+// does).
+func (c *campaign) sharedSession(r *rand.Rand) *simSession {
 	var live []*simSession
 	for _, name := range c.w.shared.order {
 		if ss := c.w.shared.sessions[name]; ss.gone == "" {
@@ -106,7 +106,7 @@ func (c *campaign) sharedSession() *simSession {
 	if len(live) == 0 {
 		return nil
 	}
-	return live[c.sr.IntN(len(live))]
+	return live[r.IntN(len(live))]
 }
 
 // sharedIdentity draws a subscription identity from a small set, so that
@@ -120,7 +120,7 @@ func (c *campaign) sharedIdentity(sr *rand.Rand) (*Server, *evTopic, string) {
 // sharedStep is one step of the shared campaign.
 func (c *campaign) sharedStep() error {
 	w, sr, sw := c.w, c.sr, c.w.shared
-	ss := c.sharedSession()
+	ss := c.sharedSession(sr)
 	k := sr.IntN(100)
 	if ss == nil && k < 51 {
 		k = 51
@@ -149,7 +149,7 @@ func (c *campaign) sharedStep() error {
 		ss.request(&sharedReq{kind: []string{"list", "status"}[sr.IntN(2)]})
 	case k < 46:
 		var open []uint64
-		for _, id := range sortedKeys(ss.calls) {
+		for _, id := range slices.Sorted(maps.Keys(ss.calls)) {
 			if !ss.calls[id].done {
 				open = append(open, id)
 			}

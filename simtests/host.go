@@ -131,41 +131,41 @@ func (h *Host) owner(tool string) string {
 // Call starts a call of tool through the mcp proxy tool. args is a JSON
 // object; the operation's id is added to it as "call", so the server's
 // answer names the call it answers.
-func (h *Host) Call(id, tool, args string) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(args), &m); err != nil || m == nil {
-		return fmt.Errorf("call %s: args must be a JSON object", id)
-	}
-	m["call"], _ = json.Marshal(id)
-	full, _ := json.Marshal(m)
-	input, _ := json.Marshal(map[string]json.RawMessage{"tool": json.RawMessage(strconv.Quote(tool)), "args": full})
-	op := &hostOp{id: id, kind: "call", what: "call " + tool + " " + string(full), server: h.owner(tool)}
-	if op.server == "" || !h.known[op.server] {
-		op.lookup = true
-		for _, name := range h.w.order {
-			if !h.known[name] {
-				op.unknown++
-			}
-		}
-	}
-	return h.start(op, h.mcp(input))
-}
+func (h *Host) Call(id, tool, args string) error { return h.call(id, "", tool, args) }
 
 // CallOn starts a call of tool naming its server (as a shared session's
 // mcp call does): only that server may be listed to find the tool.
-func (h *Host) CallOn(id, server, tool, args string) error {
+func (h *Host) CallOn(id, server, tool, args string) error { return h.call(id, server, tool, args) }
+
+// call starts a call of tool, naming server unless it is "".
+func (h *Host) call(id, server, tool, args string) error {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(args), &m); err != nil || m == nil {
 		return fmt.Errorf("call %s: args must be a JSON object", id)
 	}
 	m["call"], _ = json.Marshal(id)
 	full, _ := json.Marshal(m)
-	input, _ := json.Marshal(map[string]json.RawMessage{"server": json.RawMessage(strconv.Quote(server)),
-		"tool": json.RawMessage(strconv.Quote(tool)), "args": full})
-	op := &hostOp{id: id, kind: "call", what: "call " + server + " " + tool + " " + string(full), server: server}
-	if !h.known[server] {
-		op.lookup, op.unknown = true, 1
+	in := map[string]json.RawMessage{"tool": json.RawMessage(strconv.Quote(tool)), "args": full}
+	op := &hostOp{id: id, kind: "call", what: "call " + tool + " " + string(full), server: server}
+	switch {
+	case server != "":
+		in["server"] = json.RawMessage(strconv.Quote(server))
+		op.what = "call " + server + " " + tool + " " + string(full)
+		if !h.known[server] {
+			op.lookup, op.unknown = true, 1
+		}
+	default:
+		op.server = h.owner(tool)
+		if op.server == "" || !h.known[op.server] {
+			op.lookup = true
+			for _, name := range h.w.order {
+				if !h.known[name] {
+					op.unknown++
+				}
+			}
+		}
 	}
+	input, _ := json.Marshal(in)
 	return h.start(op, h.mcp(input))
 }
 

@@ -2,6 +2,8 @@ package simtests
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/mcprt/mcprt/sessions"
 )
@@ -105,7 +107,7 @@ func (s *sharedWorld) modelPick(server string) string {
 		if !s.core.Live(sid) {
 			continue
 		}
-		for _, id := range sortedKeys(s.calls[sid]) {
+		for _, id := range slices.Sorted(maps.Keys(s.calls[sid])) {
 			mc := s.calls[sid][id]
 			if mc.seq == 0 || mc.finished || mc.gaveUp {
 				continue

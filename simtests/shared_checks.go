@@ -1,6 +1,7 @@
 package simtests
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -124,12 +125,12 @@ func (s *sharedWorld) quietCheck() {
 func (s *sharedWorld) afterClose() {
 	s.checkAsks()
 	for _, sid := range s.order {
-		for _, id := range sortedKeys(s.calls[sid]) {
+		for _, id := range slices.Sorted(maps.Keys(s.calls[sid])) {
 			if c := s.calls[sid][id]; c.answers != 1 {
 				s.w.violate("member: %s's call %d (%s) answered %d times", sid, id, c.req, c.answers)
 			}
 		}
-		for _, id := range sortedKeys(s.sessions[sid].calls) {
+		for _, id := range slices.Sorted(maps.Keys(s.sessions[sid].calls)) {
 			if !s.sessions[sid].calls[id].done {
 				s.w.violate("session %s: call %d has no outcome after Close", sid, id)
 			}

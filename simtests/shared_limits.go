@@ -92,16 +92,10 @@ func (s *sharedWorld) checkLimits(sid string, r sessions.Request, calls, subs in
 // more at once (lr: the limits' generator).
 func (c *campaign) flood(lr *rand.Rand) {
 	sw := c.w.shared
-	var live []*simSession
-	for _, name := range sw.order {
-		if ss := sw.sessions[name]; ss.gone == "" {
-			live = append(live, ss)
-		}
-	}
-	if len(live) == 0 {
+	ss := c.sharedSession(lr)
+	if ss == nil {
 		return
 	}
-	ss := live[lr.IntN(len(live))]
 	subscribe := lr.IntN(2) == 0
 	n := sw.limits.Calls + 2
 	if subscribe {

@@ -2,6 +2,7 @@ package simtests
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -217,7 +218,7 @@ func (s *sharedWorld) end(sid string, input func() []sessions.Effect) {
 	}
 	s.checkUnsubs(sid+"'s end", effs, want)
 	s.exec(effs, nil, nil)
-	for _, id := range sortedKeys(s.calls[sid]) {
+	for _, id := range slices.Sorted(maps.Keys(s.calls[sid])) {
 		if mc := s.calls[sid][id]; mc.op != "" && !s.w.Host.byID[mc.op].done && !mc.cancelled && mc.req.kind != "unsubscribe" {
 			s.w.violate("member: %s ended, but its call %d (%s) still runs uncancelled: its lease would stay", sid, id, mc.op)
 		}

@@ -2,8 +2,8 @@ package simtests
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -139,7 +139,7 @@ func (s *simSession) fail(why, err string) {
 		s.beat = nil
 	}
 	s.sw.w.Tracef("%s stops: %s", s.name, why)
-	for _, id := range sortedKeys(s.calls) {
+	for _, id := range slices.Sorted(maps.Keys(s.calls)) {
 		if c := s.calls[id]; !c.done {
 			s.answer(id, c, err)
 		}
@@ -264,13 +264,4 @@ func (s *simSession) deliver(d any) {
 		}
 		s.sw.w.Tracef("%s wake status %s dropped=%d", s.name, strings.Join(rows, ","), d.DroppedStatuses)
 	}
-}
-
-func sortedKeys[V any](m map[uint64]V) []uint64 {
-	ids := make([]uint64, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
 }

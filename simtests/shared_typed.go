@@ -2,7 +2,9 @@ package simtests
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/mcprt/mcprt/sessions"
@@ -194,7 +196,7 @@ func (s *sharedWorld) typedView(ss *simSession) {
 			model = append(model, fmt.Sprint(r.key))
 		}
 	}
-	for _, k := range sortedKeys(ss.typed) {
+	for _, k := range slices.Sorted(maps.Keys(ss.typed)) {
 		view = append(view, fmt.Sprint(k))
 	}
 	if strings.Join(model, ",") != strings.Join(view, ",") {
@@ -211,17 +213,11 @@ func (c *campaign) typedStep(lr *rand.Rand) {
 		sw.typedGoneOnItsOwn(lr)
 		return
 	}
-	var live []*simSession
-	for _, name := range sw.order {
-		if ss := sw.sessions[name]; ss.gone == "" {
-			live = append(live, ss)
-		}
-	}
-	if len(live) == 0 {
+	ss := c.sharedSession(lr)
+	if ss == nil {
 		return
 	}
-	ss := live[lr.IntN(len(live))]
-	if held := sortedKeys(ss.typed); k < 8 && len(held) > 0 {
+	if held := slices.Sorted(maps.Keys(ss.typed)); k < 8 && len(held) > 0 {
 		ss.request(&sharedReq{kind: "typedstop", key: held[lr.IntN(len(held))]})
 		return
 	}

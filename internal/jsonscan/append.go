@@ -10,8 +10,9 @@ import (
 const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a JSON string exactly as encoding/json writes
-// it without HTML escaping (json.Encoder with SetEscapeHTML(false)): quotes, backslashes and control characters
-// escaped, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
+// it without HTML escaping (json.Encoder with SetEscapeHTML(false)):
+// quotes, backslashes and control characters escaped, U+2028 and U+2029
+// escaped, invalid UTF-8 replaced by U+FFFD.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	// start is the first byte not yet copied: runs of plain characters are
