@@ -5,12 +5,10 @@ package e2e
 import (
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
-	"github.com/mcprt/mcprt/messages"
 )
 
 // TestSharedCluster: members A and B both configure "ts" (and one server
@@ -72,24 +70,7 @@ func TestSharedCluster(t *testing.T) {
 	if tsStatus(t, sb).Leases == 1 {
 		victim, own = b, "b-only"
 	}
-	if err := syscall.Kill(-victim.proc.Cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	var r mcprt.Result
-	select {
-	case r = <-done:
-	case <-ctx.Done():
-		t.Fatal("the call in flight on the killed member was not failed")
-	}
-	wantError(t, r, messages.KindDisconnected.Code(), "")
-	if !strings.Contains(r.Text, victim.addr) {
-		t.Errorf("error %q does not name the member that died (%s)", r.Text, victim.addr)
-	}
-	select {
-	case extra := <-done:
-		t.Fatalf("a second answer to one call: %+v", extra)
-	default:
-	}
+	killCallee(ctx, t, done, victim)
 	wantOK(t, mcpCall(ctx, t, s, `{"server":"ts","tool":"echo","args":{"message":"after"}}`), "echo: after")
 
 	ownFails := func(left bool) bool {
