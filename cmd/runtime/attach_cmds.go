@@ -39,18 +39,9 @@ func (g *globals) withEither(cmd *cobra.Command, wrap func(cliHost) mcprt.Host, 
 		g.announceIssues(cmd.Context(), s, host)
 		return f(s)
 	}
-	o, err := g.options()
+	rt, err := g.startWrapped(cmd.Context(), wrap)
 	if err != nil {
 		return err
-	}
-	h := g.host(o)
-	o.Host = h
-	if wrap != nil {
-		o.Host = wrap(h)
-	}
-	rt, err := mcprt.Start(cmd.Context(), o)
-	if err != nil {
-		return usage("%s", err.Error())
 	}
 	defer g.closeRuntime(rt)
 	return f(rt)
