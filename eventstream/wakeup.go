@@ -1,10 +1,10 @@
 package eventstream
 
 import (
-	"github.com/mcprt/mcprt/internal/jsonscan"
 	"strconv"
 	"strings"
 
+	"github.com/mcprt/mcprt/internal/jsonscan"
 	"github.com/mcprt/mcprt/messages"
 )
 
