@@ -28,7 +28,7 @@ func TestSharedTwoMembers(t *testing.T) {
 	ct := clusterTokenFile(t)
 	a := startMemberWith(t, nil, nil, map[string]string{envCluster: ct}) // runs "ts"
 	b := startMemberWith(t, nil,
-		map[string]any{"local": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}},
+		testServers(t, "local"),
 		map[string]string{envServePeer: a.addr, envCluster: ct})
 	ctx := testCtx(t)
 	s := attach(t, b, nil)
@@ -77,7 +77,7 @@ func TestSharedEventsThroughPeer(t *testing.T) {
 	a := startMemberWith(t, nil, map[string]any{"ev": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio --events --events-heartbeat-ms 0")}},
 		map[string]string{envCluster: ct})
 	b := startMemberWith(t, nil,
-		map[string]any{"local": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}},
+		testServers(t, "local"),
 		map[string]string{envServePeer: a.addr, envCluster: ct})
 	ctx := testCtx(t)
 	var hx, hy sessionHost
