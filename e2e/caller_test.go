@@ -55,12 +55,7 @@ func (h *callerHost) hooks() mcprt.ClientHooks {
 // open at once; on stdio the protocol cannot tie a question to a call, so
 // none does. Progress of the call carries it on both.
 func TestCallerTagComesBackWithTheCallsMessages(t *testing.T) {
-	js := testenv.EverythingJS(t)
-	servers := map[string]config.Server{
-		"stdio": {Command: testenv.Node(t), Args: []string{js, "stdio"}},
-		"http":  {URL: testenv.StartEverything(t, "streamableHttp") + "/mcp"},
-	}
-	for name, srv := range servers {
+	for name, srv := range everythingServers(t) {
 		t.Run(name, func(t *testing.T) {
 			h := &callerHost{both: make(chan struct{})}
 			rt, err := mcprt.Start(testCtx(t), mcprt.Options{
