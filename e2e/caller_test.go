@@ -17,9 +17,34 @@ type callerHost struct {
 	mu       sync.Mutex
 	asked    []any
 	progress []any
-	// both, when set, holds every elicitation until two have arrived, so
-	// two calls' questions are open at once.
+	// pair, when set, holds every elicitation until two have arrived (at
+	// this host or at the others sharing it), so two calls' questions are
+	// open at once.
+	pair *pairGate
+}
+
+// pairGate holds whoever waits at it until two have arrived.
+type pairGate struct {
+	mu   sync.Mutex
+	n    int
 	both chan struct{}
+}
+
+func newPairGate() *pairGate { return &pairGate{both: make(chan struct{})} }
+
+// wait arrives at the gate and waits until two have arrived, or ctx ends.
+func (g *pairGate) wait(ctx context.Context) error {
+	g.mu.Lock()
+	if g.n++; g.n == 2 {
+		close(g.both)
+	}
+	g.mu.Unlock()
+	select {
+	case <-g.both:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (h *callerHost) hooks() mcprt.ClientHooks {
@@ -27,16 +52,10 @@ func (h *callerHost) hooks() mcprt.ClientHooks {
 		Elicit: func(ctx context.Context, q mcprt.ElicitForm) (mcprt.ElicitAnswer, error) {
 			h.mu.Lock()
 			h.asked = append(h.asked, mcprt.CallerOf(ctx))
-			if h.both != nil && len(h.asked) == 2 {
-				close(h.both)
-			}
-			both := h.both
 			h.mu.Unlock()
-			if both != nil {
-				select {
-				case <-both:
-				case <-ctx.Done():
-					return mcprt.ElicitAnswer{}, ctx.Err()
+			if h.pair != nil {
+				if err := h.pair.wait(ctx); err != nil {
+					return mcprt.ElicitAnswer{}, err
 				}
 			}
 			return mcprt.ElicitAnswer{Action: mcprt.ElicitDecline}, nil
@@ -55,14 +74,9 @@ func (h *callerHost) hooks() mcprt.ClientHooks {
 // open at once; on stdio the protocol cannot tie a question to a call, so
 // none does. Progress of the call carries it on both.
 func TestCallerTagComesBackWithTheCallsMessages(t *testing.T) {
-	js := testenv.EverythingJS(t)
-	servers := map[string]config.Server{
-		"stdio": {Command: testenv.Node(t), Args: []string{js, "stdio"}},
-		"http":  {URL: testenv.StartEverything(t, "streamableHttp") + "/mcp"},
-	}
-	for name, srv := range servers {
+	for name, srv := range everythingServers(t) {
 		t.Run(name, func(t *testing.T) {
-			h := &callerHost{both: make(chan struct{})}
+			h := &callerHost{pair: newPairGate()}
 			rt, err := mcprt.Start(testCtx(t), mcprt.Options{
 				Config: &config.File{MCPServers: map[string]config.Server{"every": srv}}, AgentDir: t.TempDir(), Client: h.hooks(),
 			})

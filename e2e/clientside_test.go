@@ -55,16 +55,20 @@ func (h *hostHooks) client(root string) mcprt.ClientHooks {
 	}
 }
 
+// everythingServers are server-everything on stdio and on Streamable HTTP.
+func everythingServers(t *testing.T) map[string]config.Server {
+	js := testenv.EverythingJS(t)
+	return map[string]config.Server{
+		"stdio": {Command: testenv.Node(t), Args: []string{js, "stdio"}},
+		"http":  {URL: testenv.StartEverything(t, "streamableHttp") + "/mcp"},
+	}
+}
+
 // server-everything registers its elicitation, sampling and roots tools
 // only for a client that declares those capabilities; each one's request
 // reaches the host's hook, and the host's answer reaches the tool's result.
 func TestClientSideWithEverything(t *testing.T) {
-	js := testenv.EverythingJS(t)
-	servers := map[string]config.Server{
-		"stdio": {Command: testenv.Node(t), Args: []string{js, "stdio"}},
-		"http":  {URL: testenv.StartEverything(t, "streamableHttp") + "/mcp"},
-	}
-	for name, srv := range servers {
+	for name, srv := range everythingServers(t) {
 		t.Run(name, func(t *testing.T) {
 			h := &hostHooks{}
 			rt, err := mcprt.Start(testCtx(t), mcprt.Options{

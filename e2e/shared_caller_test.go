@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"sync"
 	"testing"
 
@@ -11,14 +10,6 @@ import (
 	"github.com/mcprt/mcprt/internal/testonly/testenv"
 	"github.com/mcprt/mcprt/remote"
 )
-
-// taggedSession records what its hooks were asked, with the caller tag
-// each came with.
-type taggedSession struct {
-	mu       sync.Mutex
-	asked    []any
-	progress []any
-}
 
 // TestSharedQuestionsFollowTheirCall: two sessions call the same
 // Streamable HTTP server at once, each call's question open while the
@@ -32,36 +23,11 @@ func TestSharedQuestionsFollowTheirCall(t *testing.T) {
 	url := testenv.StartEverything(t, "streamableHttp") + "/mcp"
 	m := startMemberWith(t, nil, map[string]any{"every": map[string]any{"url": url}}, nil)
 	ctx := testCtx(t)
-	both := make(chan struct{})
-	var askedMu sync.Mutex
-	asked := 0
-	sessions := map[string]*taggedSession{"a": {}, "b": {}}
+	pair := newPairGate() // each question is held open until the other call's is
+	sessions := map[string]*callerHost{"a": {pair: pair}, "b": {pair: pair}}
 	attached := map[string]*remote.Session{}
 	for name, rec := range sessions {
-		hooks := mcprt.ClientHooks{
-			Elicit: func(ctx context.Context, q mcprt.ElicitForm) (mcprt.ElicitAnswer, error) {
-				rec.mu.Lock()
-				rec.asked = append(rec.asked, mcprt.CallerOf(ctx))
-				rec.mu.Unlock()
-				askedMu.Lock()
-				if asked++; asked == 2 {
-					close(both)
-				}
-				askedMu.Unlock()
-				select { // hold the question open until the other call's is
-				case <-both:
-				case <-ctx.Done():
-					return mcprt.ElicitAnswer{}, ctx.Err()
-				}
-				return mcprt.ElicitAnswer{Action: mcprt.ElicitDecline}, nil
-			},
-			Progress: func(p mcprt.Progress) {
-				rec.mu.Lock()
-				rec.progress = append(rec.progress, p.Caller)
-				rec.mu.Unlock()
-			},
-		}
-		s, err := remote.Attach(ctx, m.addr, remote.AttachOptions{Client: hooks, TokenFile: m.tokenFile(t)})
+		s, err := remote.Attach(ctx, m.addr, remote.AttachOptions{Client: rec.hooks(), TokenFile: m.tokenFile(t)})
 		if err != nil {
 			t.Fatal(err)
 		}

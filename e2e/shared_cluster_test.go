@@ -5,12 +5,9 @@ package e2e
 import (
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mcprt/mcprt"
-	"github.com/mcprt/mcprt/internal/testonly/testenv"
-	"github.com/mcprt/mcprt/messages"
 )
 
 // TestSharedCluster: members A and B both configure "ts" (and one server
@@ -26,17 +23,9 @@ import (
 func TestSharedCluster(t *testing.T) {
 	t.Parallel()
 	ct := clusterTokenFile(t)
-	server := map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}
-	servers := func(names ...string) map[string]any {
-		m := map[string]any{}
-		for _, n := range names {
-			m[n] = server
-		}
-		return m
-	}
-	a := startMemberWith(t, nil, servers("ts", "a-only"), map[string]string{envCluster: ct})
-	b := startMemberWith(t, nil, servers("ts", "b-only"), map[string]string{envCluster: ct, envServePeer: a.addr})
-	c := startMemberWith(t, nil, servers("local"), map[string]string{envCluster: ct, envServePeer: a.addr})
+	a := startMemberWith(t, nil, testServers(t, "ts", "a-only"), map[string]string{envCluster: ct})
+	b := startMemberWith(t, nil, testServers(t, "ts", "b-only"), map[string]string{envCluster: ct, envServePeer: a.addr})
+	c := startMemberWith(t, nil, testServers(t, "local"), map[string]string{envCluster: ct, envServePeer: a.addr})
 	ctx := testCtx(t)
 	s := attach(t, c, nil)
 	has := func(names ...string) func() bool {
@@ -55,8 +44,8 @@ func TestSharedCluster(t *testing.T) {
 
 	// E has a cluster token of its own: A refuses it. D, started after E,
 	// joins through B.
-	startMemberWith(t, nil, servers("e-only"), map[string]string{envCluster: clusterTokenFile(t), envServePeer: a.addr})
-	startMemberWith(t, nil, servers("d-only"), map[string]string{envCluster: ct, envServePeer: b.addr})
+	startMemberWith(t, nil, testServers(t, "e-only"), map[string]string{envCluster: clusterTokenFile(t), envServePeer: a.addr})
+	startMemberWith(t, nil, testServers(t, "d-only"), map[string]string{envCluster: ct, envServePeer: b.addr})
 	poll(ctx, t, "C to find D, which named only B", has("d-only"))
 	wantOK(t, mcpCall(ctx, t, s, `{"server":"d-only","tool":"echo","args":{"message":"on d"}}`), "echo: on d")
 	if got := s.Servers(); slices.Contains(got, "e-only") {
@@ -72,24 +61,7 @@ func TestSharedCluster(t *testing.T) {
 	if tsStatus(t, sb).Leases == 1 {
 		victim, own = b, "b-only"
 	}
-	if err := syscall.Kill(-victim.proc.Cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	var r mcprt.Result
-	select {
-	case r = <-done:
-	case <-ctx.Done():
-		t.Fatal("the call in flight on the killed member was not failed")
-	}
-	wantError(t, r, messages.KindDisconnected.Code(), "")
-	if !strings.Contains(r.Text, victim.addr) {
-		t.Errorf("error %q does not name the member that died (%s)", r.Text, victim.addr)
-	}
-	select {
-	case extra := <-done:
-		t.Fatalf("a second answer to one call: %+v", extra)
-	default:
-	}
+	killCallee(ctx, t, done, victim)
 	wantOK(t, mcpCall(ctx, t, s, `{"server":"ts","tool":"echo","args":{"message":"after"}}`), "echo: after")
 
 	ownFails := func(left bool) bool {

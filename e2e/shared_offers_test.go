@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/mcprt/mcprt"
-	"github.com/mcprt/mcprt/internal/testonly/testenv"
 )
 
 // TestSharedServerRunsWhereItCan: member A configures "ts" with a command
@@ -23,12 +22,11 @@ import (
 func TestSharedServerRunsWhereItCan(t *testing.T) {
 	t.Parallel()
 	ct := clusterTokenFile(t)
-	working := map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}
 	a := startMemberWith(t, nil, map[string]any{"ts": map[string]any{"command": filepath.Join(t.TempDir(), "no-such-command")}},
 		map[string]string{envCluster: ct})
-	b := startMemberWith(t, nil, map[string]any{"ts": working, "b-only": working},
+	b := startMemberWith(t, nil, testServers(t, "ts", "b-only"),
 		map[string]string{envCluster: ct, envServePeer: a.addr})
-	c := startMemberWith(t, nil, map[string]any{"c-only": working}, map[string]string{envCluster: ct, envServePeer: a.addr})
+	c := startMemberWith(t, nil, testServers(t, "c-only"), map[string]string{envCluster: ct, envServePeer: a.addr})
 	ctx := testCtx(t)
 	s, sc := attach(t, a, nil), attach(t, c, nil)
 	poll(ctx, t, "A to have B in its membership", func() bool { return slices.Contains(s.Servers(), "b-only") })

@@ -123,13 +123,13 @@ func TestSharedPartitionedPeer(t *testing.T) {
 	ns := newNetns(t, 101+os.Getpid()%100)
 	tokens := filepath.Join(t.TempDir(), "tokens-a")
 	cfg := filepath.Join(t.TempDir(), "a.json")
-	writeConfig(t, cfg, map[string]any{"ts": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}})
+	writeConfig(t, cfg, testServers(t, "ts"))
 	ct := clusterTokenFile(t)
 	addrA, _ := testenv.StartSelfUnder(t, []string{"ip", "netns", "exec", ns.name},
 		map[string]string{envServeConfig: cfg, remote.EnvTokenDir: tokens, envListen: ns.peer + ":0", envCluster: ct})
 	a := member{addr: addrA, tokens: tokens}
 	b := startMemberWith(t, nil,
-		map[string]any{"local": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}},
+		testServers(t, "local"),
 		map[string]string{envServePeer: a.addr, envListen: ns.host + ":0", envCluster: ct})
 	ctx := testCtx(t)
 	s := attach(t, b, nil)

@@ -28,7 +28,7 @@ func TestSharedTwoMembers(t *testing.T) {
 	ct := clusterTokenFile(t)
 	a := startMemberWith(t, nil, nil, map[string]string{envCluster: ct}) // runs "ts"
 	b := startMemberWith(t, nil,
-		map[string]any{"local": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}},
+		testServers(t, "local"),
 		map[string]string{envServePeer: a.addr, envCluster: ct})
 	ctx := testCtx(t)
 	s := attach(t, b, nil)
@@ -77,7 +77,7 @@ func TestSharedEventsThroughPeer(t *testing.T) {
 	a := startMemberWith(t, nil, map[string]any{"ev": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio --events --events-heartbeat-ms 0")}},
 		map[string]string{envCluster: ct})
 	b := startMemberWith(t, nil,
-		map[string]any{"local": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}},
+		testServers(t, "local"),
 		map[string]string{envServePeer: a.addr, envCluster: ct})
 	ctx := testCtx(t)
 	var hx, hy sessionHost
@@ -158,6 +158,13 @@ func killDuringCall(ctx context.Context, t *testing.T, s *remote.Session, a memb
 	done := make(chan mcprt.Result, 2)
 	go func() { done <- mcpCall(ctx, t, s, args) }()
 	poll(ctx, t, "the hang call in flight on A", func() bool { return tsStatus(t, s).Leases == 1 })
+	killCallee(ctx, t, done, a)
+}
+
+// killCallee kills member a (SIGKILL), which runs the call in flight that
+// answers on done, and checks the call fails once, naming a.
+func killCallee(ctx context.Context, t *testing.T, done chan mcprt.Result, a member) {
+	t.Helper()
 	if err := syscall.Kill(-a.proc.Cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +172,7 @@ func killDuringCall(ctx context.Context, t *testing.T, s *remote.Session, a memb
 	select {
 	case r = <-done:
 	case <-ctx.Done():
-		t.Fatal("the call in flight on A was not failed after A died")
+		t.Fatal("the call in flight on the killed member was not failed")
 	}
 	wantError(t, r, messages.KindDisconnected.Code(), "")
 	if !strings.Contains(r.Text, a.addr) {

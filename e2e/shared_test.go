@@ -41,6 +41,15 @@ func (m member) tokenFile(t *testing.T) string {
 	return f
 }
 
+// testServers configures the test server over stdio under each of names.
+func testServers(t *testing.T, names ...string) map[string]any {
+	m := map[string]any{}
+	for _, n := range names {
+		m[n] = map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}
+	}
+	return m
+}
+
 // startMember writes a configuration with the test server over stdio
 // (plus extra servers) and starts a member serving it. Token files go to a
 // directory of the test (MCPRT_SHARED_DIR, set for this process too).
@@ -55,7 +64,7 @@ func startMemberWith(t *testing.T, extra map[string]any, servers map[string]any,
 	t.Helper()
 	dir := t.TempDir()
 	if servers == nil {
-		servers = map[string]any{"ts": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}}
+		servers = testServers(t, "ts")
 	}
 	for k, v := range extra {
 		servers[k] = v

@@ -86,7 +86,7 @@ func TestSharedTypedSubscribeThroughPeer(t *testing.T) {
 	ct := clusterTokenFile(t)
 	a := startMemberWith(t, nil, map[string]any{"ev": eventsServer(t)}, map[string]string{envCluster: ct})
 	b := startMemberWith(t, nil,
-		map[string]any{"local": map[string]any{"command": testenv.Self(t), "env": testenv.TestServerEnv("--stdio")}},
+		testServers(t, "local"),
 		map[string]string{envServePeer: a.addr, envCluster: ct})
 	ctx := testCtx(t)
 	x, y := attach(t, b, nil), attach(t, b, nil)

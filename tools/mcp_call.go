@@ -3,11 +3,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"github.com/mcprt/mcprt/internal/jsonscan"
 	"strconv"
 	"sync"
 
 	"github.com/mcprt/mcprt/actors"
+	"github.com/mcprt/mcprt/internal/jsonscan"
 	"github.com/mcprt/mcprt/messages"
 )
 

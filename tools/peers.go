@@ -97,14 +97,20 @@ func (m *MCP) syncPeers(ctx context.Context, list bool) []string {
 	for {
 		cur := m.peerCat.Load()
 		if cur != nil && cur.version >= version {
-			break
+			// Nothing new: the description's lines stand once built
+			// from cur (they change only with peerCat and the offers,
+			// whose setters rebuild them), so a call does not rebuild
+			// them.
+			if !m.peerLinesFrom(cur) {
+				m.peerLinesUpdate()
+			}
+			return notes
 		}
 		if m.peerCat.CompareAndSwap(cur, &peerState{version: version, servers: servers}) {
-			break
+			m.peerLinesUpdate()
+			return notes
 		}
 	}
-	m.peerLinesUpdate()
-	return notes
 }
 
 // peerCall calls a peer's tool through Peers, as a call naming its

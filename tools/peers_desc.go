@@ -37,6 +37,7 @@ type peerDesc struct {
 	offers  []PeerOffer
 	set     bool // SetPeerOffers was called: offers, not peerCat, says who offers what
 	lines   string
+	from    *peerState // the peers' catalog the lines were last built from
 	gen     uint64
 	changed func()
 }
@@ -75,6 +76,7 @@ func (m *MCP) peerLinesUpdate() {
 	ps := m.peerCat.Load()
 	d.mu.Lock()
 	lines := m.peerLines(d.offers, d.set, ps)
+	d.from = ps
 	if lines == d.lines {
 		d.mu.Unlock()
 		return
@@ -86,6 +88,14 @@ func (m *MCP) peerLinesUpdate() {
 	if f != nil {
 		f()
 	}
+}
+
+// peerLinesFrom reports whether the description's lines on the other
+// members' servers were last built from the peers' catalog ps.
+func (m *MCP) peerLinesFrom(ps *peerState) bool {
+	m.pdesc.mu.Lock()
+	defer m.pdesc.mu.Unlock()
+	return m.pdesc.from == ps
 }
 
 // peerLinesNow returns the description's lines on the other members'

@@ -3,10 +3,10 @@ package transports
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/mcprt/mcprt/internal/jsonscan"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcprt/mcprt/internal/jsonscan"
 	"github.com/mcprt/mcprt/messages"
 )
 

@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcprt/mcprt/internal/jsonscan"
 	"net/http"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcprt/mcprt/internal/jsonscan"
 )
 
 // rpcRequest is one JSON-RPC request the client sends. Our ids are always

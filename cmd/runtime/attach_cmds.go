@@ -39,18 +39,9 @@ func (g *globals) withEither(cmd *cobra.Command, wrap func(cliHost) mcprt.Host, 
 		g.announceIssues(cmd.Context(), s, host)
 		return f(s)
 	}
-	o, err := g.options()
+	rt, err := g.startWrapped(cmd.Context(), wrap)
 	if err != nil {
 		return err
-	}
-	h := g.host(o)
-	o.Host = h
-	if wrap != nil {
-		o.Host = wrap(h)
-	}
-	rt, err := mcprt.Start(cmd.Context(), o)
-	if err != nil {
-		return usage("%s", err.Error())
 	}
 	defer g.closeRuntime(rt)
 	return f(rt)
@@ -71,10 +62,11 @@ func (g *globals) announceIssues(ctx context.Context, s *remote.Session, host mc
 // completionWait bounds how long completing waits for the shared runtime.
 const completionWait = 3 * time.Second
 
-// attachedNames are the shared runtime's servers and the tools its
-// catalog knows (plain and prefixed with their server's), for completion
-// with --attach; nothing when it cannot be reached. It connects nothing.
-func (g *globals) attachedNames() (servers, tools []string) {
+// attachedNames are the shared runtime's servers and, when withTools, the
+// tools its catalog knows (plain and prefixed with their server's), for
+// completion with --attach; nothing when it cannot be reached. It
+// connects nothing.
+func (g *globals) attachedNames(withTools bool) (servers, tools []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), completionWait)
 	defer cancel()
 	s, err := g.attachSession(ctx, silentHost{})
@@ -83,6 +75,9 @@ func (g *globals) attachedNames() (servers, tools []string) {
 	}
 	defer s.Close()
 	servers = s.Servers()
+	if !withTools {
+		return servers, nil // completing a server: no listing of each one's tools
+	}
 	seen := map[string]bool{}
 	for _, server := range servers {
 		list, _ := s.ServerTools(server)

@@ -39,7 +39,7 @@ func (g *globals) completeTools(_ *cobra.Command, args []string, prefix string) 
 
 func (g *globals) configuredServers() []string {
 	if g.attach != "" {
-		names, _ := g.attachedNames()
+		names, _ := g.attachedNames(false)
 		return names
 	}
 	src, err := g.sources()
@@ -59,7 +59,7 @@ func (g *globals) configuredServers() []string {
 
 func (g *globals) cachedTools() []string {
 	if g.attach != "" {
-		_, tools := g.attachedNames()
+		_, tools := g.attachedNames(true)
 		return tools
 	}
 	o, err := g.options()

@@ -183,11 +183,21 @@ const adhoc = "adhoc"
 // start starts a runtime and reports configuration problems as usage
 // errors (exit 2).
 func (g *globals) start(ctx context.Context) (*mcprt.Runtime, error) {
+	return g.startWrapped(ctx, nil)
+}
+
+// startWrapped is start with the host wrap makes from the CLI's own (nil:
+// the CLI's own).
+func (g *globals) startWrapped(ctx context.Context, wrap func(cliHost) mcprt.Host) (*mcprt.Runtime, error) {
 	o, err := g.options()
 	if err != nil {
 		return nil, err
 	}
-	o.Host = g.host(o)
+	h := g.host(o)
+	o.Host = h
+	if wrap != nil {
+		o.Host = wrap(h)
+	}
 	rt, err := mcprt.Start(ctx, o)
 	if err != nil {
 		return nil, usage("%s", err.Error())

@@ -121,16 +121,7 @@ type toolRuntime interface {
 // withTools runs f with an attached session (--attach) or a runtime of
 // its own.
 func (g *globals) withTools(cmd *cobra.Command, f func(rt toolRuntime) error) error {
-	if g.attach == "" {
-		return g.withRuntime(cmd, func(rt *mcprt.Runtime) error { return f(rt) })
-	}
-	s, err := g.attachSession(cmd.Context(), nil)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	g.announceIssues(cmd.Context(), s, nil)
-	return f(s)
+	return g.withEither(cmd, nil, func(rt cliRuntime) error { return f(rt) })
 }
 
 // attachSession attaches to the shared runtime named by --attach.
