@@ -3,7 +3,11 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
+
+	"github.com/mcprt/mcprt/clock"
 )
 
 // peerAnswer is one live member's answer to an operation asked of every
@@ -22,47 +26,65 @@ type peerAnswer struct {
 // connections and says nothing (its session's own timeout is longer).
 func (s *Server) askPeers(ctx context.Context, op string) []peerAnswer {
 	peers := s.livePeers()
+	bs, errs := askAll(ctx, s.clock, len(peers), PeerCatalogBound, "the request ended first",
+		func(ctx context.Context, i int) (json.RawMessage, error) {
+			ps, err := peers[i].session(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			return ps.request(ctx, op, "", nil)
+		})
 	out := make([]peerAnswer, len(peers))
-	type answer struct {
-		i   int
-		b   json.RawMessage
-		err error
-	}
-	answers := make(chan answer, len(peers)) // no asker waits to send
-	bctx, cancel := context.WithCancel(ctx)
-	defer cancel() // the askers still waiting give up
-	t := s.clock.AfterFunc(PeerCatalogBound, cancel)
-	defer t.Stop()
 	for i, p := range peers {
-		out[i].p = p
-		go func() {
-			ps, err := p.session(bctx, s)
-			var b json.RawMessage
-			if err == nil {
-				b, err = ps.request(bctx, op, "", nil)
-			}
-			answers <- answer{i, b, err}
-		}()
-	}
-	for left := len(peers); left > 0; left-- {
-		select {
-		case a := <-answers:
-			out[a.i].b, out[a.i].err = a.b, a.err
-			if a.err != nil && bctx.Err() != nil && ctx.Err() == nil {
-				out[a.i].err = fmt.Errorf("it did not answer within %s", PeerCatalogBound)
-			}
-		case <-bctx.Done():
-			why := fmt.Errorf("it did not answer within %s", PeerCatalogBound)
-			if ctx.Err() != nil {
-				why = fmt.Errorf("the request ended first")
-			}
-			for i := range out {
-				if out[i].b == nil && out[i].err == nil {
-					out[i].err = why
-				}
-			}
-			return out
-		}
+		out[i] = peerAnswer{p: p, b: bs[i], err: errs[i]}
 	}
 	return out
+}
+
+// askAll runs ask(i) for each of n members at once and waits at most
+// bound: a member that has not answered by then is answered with an error
+// saying so (ended when ctx ended first), as is one whose ask failed once
+// the bound had passed. The askers still waiting then give up (their
+// context ends); none is waited for.
+func askAll[T any](ctx context.Context, clk clock.Clock, n int, bound time.Duration, ended string, ask func(ctx context.Context, i int) (T, error)) ([]T, []error) {
+	vals, errs := make([]T, n), make([]error, n)
+	type answer struct {
+		i   int
+		v   T
+		err error
+	}
+	answers := make(chan answer, n) // no asker waits to send
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t := clk.AfterFunc(bound, cancel)
+	defer t.Stop()
+	for i := range n {
+		go func() {
+			v, err := ask(bctx, i)
+			answers <- answer{i, v, err}
+		}()
+	}
+	answered := make([]bool, n)
+	for left := n; left > 0; left-- {
+		select {
+		case a := <-answers:
+			answered[a.i] = true
+			vals[a.i], errs[a.i] = a.v, a.err
+			if a.err != nil && bctx.Err() != nil && ctx.Err() == nil {
+				errs[a.i] = fmt.Errorf("it did not answer within %s", bound)
+			}
+		case <-bctx.Done():
+			why := fmt.Errorf("it did not answer within %s", bound)
+			if ctx.Err() != nil {
+				why = errors.New(ended)
+			}
+			for i := range errs {
+				if !answered[i] {
+					errs[i] = why
+				}
+			}
+			return vals, errs
+		}
+	}
+	return vals, errs
 }
