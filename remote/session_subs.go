@@ -86,18 +86,9 @@ func (s *Session) letGo(r *replyMsg) {
 	if sub == "" {
 		return
 	}
+	// Once the session ended, the member released its shares.
 	args, _ := json.Marshal(map[string]string{"action": "unsubscribe", "subscription_id": sub})
-	s.mu.Lock()
-	if s.gone != nil { // the session ended: the member released its shares
-		s.mu.Unlock()
-		return
-	}
-	s.asking.Add(1) // Close waits for it
-	s.mu.Unlock()
-	go func() {
-		defer s.asking.Done()
-		_, _ = s.request(s.ctx, opTool, eventsTool, args)
-	}()
+	s.requestLater(opTool, eventsTool, args)
 }
 
 func stoppedResult() mcprt.Result {
