@@ -122,11 +122,11 @@ func (s *Server) forward(ctx context.Context, m *requestMsg) (result json.RawMes
 	}
 	switch m.Op {
 	case opServers, opServerStatuses:
-		b, handled, err := s.merged(ctx, m)
-		return b, "", handled, err
+		b, err := s.merged(ctx, m)
+		return b, "", true, err
 	case opStatus:
-		b, handled, err := s.mergedStatus(ctx)
-		return b, "", handled, err
+		b, err := json.Marshal(s.mergedStatusOf(ctx))
+		return b, "", true, err
 	}
 	if m.Op == opTool && m.Name == eventsTool {
 		if b, handled, err := s.forwardEvents(ctx, m); handled {
