@@ -132,7 +132,7 @@ func (s *Server) mergedList(ctx context.Context, m *requestMsg) (json.RawMessage
 // endSubscription ends a subscription no session of this member owns
 // any more, here or on the peer running it.
 func (s *Server) endSubscription(sub string) {
-	args, _ := json.Marshal(map[string]string{"action": "unsubscribe", "subscription_id": sub})
+	args := unsubscribeEvents(sub)
 	if p := s.peerSubs.take(sub); p != nil {
 		if ps, err := p.session(ctxBackground, s); err == nil {
 			_, _ = ps.request(ctxBackground, opTool, eventsTool, args)

@@ -87,8 +87,14 @@ func (s *Session) letGo(r *replyMsg) {
 		return
 	}
 	// Once the session ended, the member released its shares.
-	args, _ := json.Marshal(map[string]string{"action": "unsubscribe", "subscription_id": sub})
+	args := unsubscribeEvents(sub)
 	s.requestLater(opTool, eventsTool, args)
+}
+
+// unsubscribeEvents are the events tool's arguments that unsubscribe sub.
+func unsubscribeEvents(sub string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"action": "unsubscribe", "subscription_id": sub})
+	return b
 }
 
 func stoppedResult() mcprt.Result {
