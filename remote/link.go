@@ -169,10 +169,7 @@ func sessionTarget(id []byte) bool {
 // send writes one wire message to target on the other side.
 func (l *link) send(target *actor.PID, m any) error {
 	bp := frames.Get().(*[]byte)
-	if *bp == nil {
-		*bp = make([]byte, 0, frameRoom(m))
-	}
-	f, buf, err := appendFrame(*bp, target.Id, m)
+	f, buf, err := appendFrame(*bp, target.Id, m) // a new buffer's room: frameRoom
 	if err == nil {
 		err = l.write(f) // f is free again when write returns
 	}

@@ -1,8 +1,10 @@
 package remote
 
 import (
+	"cmp"
 	"hash/fnv"
 	"slices"
+	"strings"
 )
 
 // What the forwarding (peers.go) and the credentials (cluster_auth.go)
@@ -44,16 +46,7 @@ func (p *provider) running(server string) []memberInfo {
 		_, _ = h.Write([]byte(server + "\x00" + m.ID))
 		return h.Sum64()
 	}
-	slices.SortFunc(out, func(a, b memberInfo) int {
-		sa, sb := score(a), score(b)
-		switch {
-		case sa > sb:
-			return -1
-		case sa < sb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b memberInfo) int { return cmp.Compare(score(b), score(a)) })
 	return out
 }
 
@@ -68,7 +61,7 @@ func (p *provider) live() []memberInfo {
 			out = append(out, h.info)
 		}
 	}
-	slices.SortFunc(out, func(a, b memberInfo) int { return cmpString(a.Addr, b.Addr) })
+	slices.SortFunc(out, func(a, b memberInfo) int { return strings.Compare(a.Addr, b.Addr) })
 	return out
 }
 
@@ -82,18 +75,8 @@ func (p *provider) gone(server string) []memberInfo {
 			out = append(out, m)
 		}
 	}
-	slices.SortFunc(out, func(a, b memberInfo) int { return cmpString(a.Addr, b.Addr) })
+	slices.SortFunc(out, func(a, b memberInfo) int { return strings.Compare(a.Addr, b.Addr) })
 	return out
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // alone reports that this member knows no other (live or left): nothing

@@ -210,10 +210,7 @@ func TestClusterTypedAndProtocolGoWhereTheServerRuns(t *testing.T) {
 		t.Fatalf("events %s", got)
 	}
 
-	p, err := s.RegisterProtocol(exampleDef)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustRegister(t, s)
 	defer p.Dispose()
 	ps, err := p.Connect(ctx, "ev")
 	if err != nil {

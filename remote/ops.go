@@ -84,9 +84,9 @@ func (s *Server) execute(ctx context.Context, m *requestMsg, fromMember bool) (r
 		}
 		out = res
 	case opCallTool:
-		var a callToolArgs
-		if err := json.Unmarshal(m.Args, &a); err != nil {
-			return nil, "", messages.Errorf(messages.KindInvalidArgs, "", "callTool arguments: %s", err)
+		a, err := opArgs[callToolArgs](m)
+		if err != nil {
+			return nil, "", err
 		}
 		res, err := rt.CallTool(ctx, a.Server, a.Tool, a.Arguments)
 		if err != nil {
@@ -100,9 +100,9 @@ func (s *Server) execute(ctx context.Context, m *requestMsg, fromMember bool) (r
 	case opServerStatuses:
 		out = rt.ServerStatuses()
 	case opConnect:
-		var a connectArgs
-		if err := json.Unmarshal(m.Args, &a); err != nil {
-			return nil, "", messages.Errorf(messages.KindInvalidArgs, "", "connect arguments: %s", err)
+		a, err := opArgs[connectArgs](m)
+		if err != nil {
+			return nil, "", err
 		}
 		info, err := rt.Connect(ctx, a.Server, a.Fresh)
 		if err != nil {
@@ -153,4 +153,13 @@ func subscribed(res mcprt.Result) string {
 		return ""
 	}
 	return v.Subscription.ID
+}
+
+// opArgs decodes m's arguments; the error names the operation.
+func opArgs[T any](m *requestMsg) (T, error) {
+	var a T
+	if err := json.Unmarshal(m.Args, &a); err != nil {
+		return a, messages.Errorf(messages.KindInvalidArgs, "", "%s arguments: %s", m.Op, err)
+	}
+	return a, nil
 }

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/messages"
@@ -52,16 +51,16 @@ func executeCatalog(ctx context.Context, rt *mcprt.Runtime, m *requestMsg) (out 
 	case opPrompts:
 		return rt.Prompts(), true, nil
 	case opGetPrompt:
-		var a getPromptArgs
-		if err := json.Unmarshal(m.Args, &a); err != nil {
-			return nil, true, messages.Errorf(messages.KindInvalidArgs, "", "getPrompt arguments: %s", err)
+		a, err := opArgs[getPromptArgs](m)
+		if err != nil {
+			return nil, true, err
 		}
 		res, err := rt.GetPrompt(ctx, a.Server, a.Name, a.Arguments)
 		return res, true, err
 	case opReadResource:
-		var a readArgs
-		if err := json.Unmarshal(m.Args, &a); err != nil {
-			return nil, true, messages.Errorf(messages.KindInvalidArgs, "", "readResource arguments: %s", err)
+		a, err := opArgs[readArgs](m)
+		if err != nil {
+			return nil, true, err
 		}
 		if a.URI != "" {
 			res, err := rt.ReadResource(ctx, a.Server, a.URI)

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 
 	mcprt "github.com/mcprt/mcprt"
 	"github.com/mcprt/mcprt/messages"
@@ -37,16 +36,16 @@ func (s *Server) executeParity(ctx context.Context, m *requestMsg, fromMember bo
 	rt := s.rt
 	switch m.Op {
 	case opGetPromptWords:
-		var a promptWordsArgs
-		if err := json.Unmarshal(m.Args, &a); err != nil {
-			return nil, true, messages.Errorf(messages.KindInvalidArgs, "", "getPromptWords arguments: %s", err)
+		a, err := opArgs[promptWordsArgs](m)
+		if err != nil {
+			return nil, true, err
 		}
 		res, err := rt.GetPromptWords(ctx, a.Server, a.Name, a.Words)
 		return res, true, err
 	case opRenderResource:
-		var a readArgs
-		if err := json.Unmarshal(m.Args, &a); err != nil {
-			return nil, true, messages.Errorf(messages.KindInvalidArgs, "", "renderResource arguments: %s", err)
+		a, err := opArgs[readArgs](m)
+		if err != nil {
+			return nil, true, err
 		}
 		if m.Name == renderTemplate {
 			return rt.RenderTemplate(ctx, a.Server, a.Template, a.Arguments), true, nil

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	mcprt "github.com/mcprt/mcprt"
-	"github.com/mcprt/mcprt/messages"
 	"github.com/mcprt/mcprt/sessions"
 )
 
@@ -188,10 +187,10 @@ func (a *sessionActor) startTyped(m *requestMsg) bool {
 // the server (never for another member's session: its requests are not
 // forwarded again).
 func (s *Server) subscribeTyped(ctx context.Context, t *typedSub, m *requestMsg, fromMember bool) (json.RawMessage, error) {
-	var a subscribeArgs
-	if err := json.Unmarshal(m.Args, &a); err != nil {
+	a, err := opArgs[subscribeArgs](m)
+	if err != nil {
 		t.end()
-		return nil, messages.Errorf(messages.KindInvalidArgs, "", "subscribe arguments: %s", err)
+		return nil, err
 	}
 	var opts []mcprt.SubscribeOption
 	if a.Cursor != nil {
@@ -209,7 +208,6 @@ func (s *Server) subscribeTyped(ctx context.Context, t *typedSub, m *requestMsg,
 	stop := context.AfterFunc(ctx, t.end)
 	defer stop()
 	var h typedHandle
-	var err error
 	if ps, perr := s.typedPeer(ctx, a.Server, fromMember); perr != nil {
 		err = perr
 	} else if ps != nil {

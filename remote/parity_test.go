@@ -164,24 +164,7 @@ func TestSessionParityWithTheRuntime(t *testing.T) {
 // (ServeOptions.Asks, Server.ClientHooks).
 func newAskingRig(t *testing.T, servers map[string]config.Server, opts ServeOptions) *rig {
 	t.Helper()
-	opts.TokenFile = filepath.Join(t.TempDir(), "member.token")
-	if opts.ClusterTokenFile == "" {
-		opts.ClusterTokenFile = filepath.Join(t.TempDir(), "cluster.token")
-	}
-	srv := NewServer(opts)
-	rt, err := mcprt.Start(testkit.Ctx(t), mcprt.Options{Config: &config.File{MCPServers: servers}, Host: srv.Host(), Client: srv.ClientHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Serve(rt); err != nil {
-		rt.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = srv.Close()
-		_ = rt.Close()
-	})
-	return &rig{rt: rt, srv: srv}
+	return startRig(t, servers, opts, true)
 }
 
 // rootsChanges counts the notifications/roots/list_changed a test server

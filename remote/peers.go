@@ -87,7 +87,7 @@ func (s *Server) peerFor(ctx context.Context, server string) (*Session, error) {
 	if local && s.offers.offered(server) {
 		return nil, nil
 	}
-	_, ps, err := s.forwardTo(ctx, server)
+	ps, err := s.forwardTo(ctx, server)
 	if local && err != nil {
 		return nil, nil
 	}
@@ -122,11 +122,11 @@ func (s *Server) forward(ctx context.Context, m *requestMsg) (result json.RawMes
 	}
 	switch m.Op {
 	case opServers, opServerStatuses:
-		b, handled, err := s.merged(ctx, m)
-		return b, "", handled, err
+		b, err := s.merged(ctx, m)
+		return b, "", true, err
 	case opStatus:
-		b, handled, err := s.mergedStatus(ctx)
-		return b, "", handled, err
+		b, err := json.Marshal(s.mergedStatusOf(ctx))
+		return b, "", true, err
 	}
 	if m.Op == opTool && m.Name == eventsTool {
 		if b, handled, err := s.forwardEvents(ctx, m); handled {
@@ -152,8 +152,8 @@ func (s *Server) forward(ctx context.Context, m *requestMsg) (result json.RawMes
 	case down != nil:
 		o.err = messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s", server, down)
 	default:
-		if gone := s.member.gone(server); len(gone) > 0 {
-			return nil, "", true, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now (it left the cluster) and no other member runs it", server, gone[0].Addr)
+		if err := s.leftErr(server); err != nil {
+			return nil, "", true, err
 		}
 		return nil, "", false, nil // no member runs it: the local runtime says so
 	}
@@ -249,21 +249,26 @@ func (s *Server) onPeers(ctx context.Context, m *requestMsg, server string) (o o
 // typed subscriptions); nil when no member offers it (the local runtime
 // then says so). When the members offering it cannot be reached, or
 // left, the error names them.
-func (s *Server) forwardTo(ctx context.Context, server string) (*peerLink, *Session, error) {
+func (s *Server) forwardTo(ctx context.Context, server string) (*Session, error) {
 	var down unreachable
 	for _, m := range s.member.running(server) {
-		p := s.link(m)
-		ps, err := p.session(ctx, s)
+		ps, err := s.link(m).session(ctx, s)
 		if err == nil {
-			return p, ps, nil
+			return ps, nil
 		}
 		down.addrs, down.last = append(down.addrs, m.Addr), err
 	}
 	if down.last != nil {
-		return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s", server, &down)
+		return nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s", server, &down)
 	}
+	return nil, s.leftErr(server)
+}
+
+// leftErr names the member that ran server and left the cluster (nil:
+// none did).
+func (s *Server) leftErr(server string) error {
 	if gone := s.member.gone(server); len(gone) > 0 {
-		return nil, nil, messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now (it left the cluster) and no other member runs it", server, gone[0].Addr)
+		return messages.Errorf(messages.KindDisconnected, server, "server %q runs on the member at %s, which cannot be reached now (it left the cluster) and no other member runs it", server, gone[0].Addr)
 	}
-	return nil, nil, nil
+	return nil
 }

@@ -3,56 +3,12 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/mcprt/mcprt/clock"
 )
-
-// askAll runs ask(ctx, i) for every i < n at once and waits at most
-// bound for them: one that has not answered by then (or answered only
-// because the bound cancelled it) is late(i, why), why saying so (or
-// that ctx ended first). The askers still running give up with ctx,
-// which askAll cancels on return; none waits to deliver. So a request
-// through a member never waits longer on another member that takes
-// connections and says nothing (its session's own timeouts are longer).
-func askAll[T any](ctx context.Context, clk clock.Clock, n int, bound time.Duration, ask func(context.Context, int) T, late func(int, error) T) []T {
-	out := make([]T, n)
-	done := make([]bool, n)
-	type answer struct {
-		i int
-		v T
-	}
-	answers := make(chan answer, n)
-	bctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	t := clk.AfterFunc(bound, cancel)
-	defer t.Stop()
-	for i := range n {
-		go func() { answers <- answer{i, ask(bctx, i)} }()
-	}
-	for left := n; left > 0 && bctx.Err() == nil; left-- {
-		select {
-		case a := <-answers:
-			if bctx.Err() == nil {
-				out[a.i], done[a.i] = a.v, true
-			}
-		case <-bctx.Done():
-		}
-	}
-	if bctx.Err() != nil {
-		why := fmt.Errorf("it did not answer within %s", bound)
-		if ctx.Err() != nil {
-			why = fmt.Errorf("the request ended first")
-		}
-		for i := range out {
-			if !done[i] {
-				out[i] = late(i, why)
-			}
-		}
-	}
-	return out
-}
 
 // peerAnswer is one live member's answer to an operation asked of every
 // live member (askPeers).
@@ -63,18 +19,72 @@ type peerAnswer struct {
 }
 
 // askPeers asks every live member op (no arguments) at once, through
-// this member's session on each, waiting at most PeerCatalogBound (see
-// askAll); a member that cannot be reached is answered with the error.
-// In the membership's order.
+// this member's session on each, waiting at most PeerCatalogBound: a
+// member that cannot be reached, or has not answered by then, is
+// answered with an error saying so. In the membership's order. So a
+// status through a member never waits on another member that takes
+// connections and says nothing (its session's own timeout is longer).
 func (s *Server) askPeers(ctx context.Context, op string) []peerAnswer {
 	peers := s.livePeers()
-	return askAll(ctx, s.clock, len(peers), PeerCatalogBound, func(ctx context.Context, i int) peerAnswer {
-		a := peerAnswer{p: peers[i]}
-		ps, err := a.p.session(ctx, s)
-		if err == nil {
-			a.b, err = ps.request(ctx, op, "", nil)
+	bs, errs := askAll(ctx, s.clock, len(peers), PeerCatalogBound, "the request ended first",
+		func(ctx context.Context, i int) (json.RawMessage, error) {
+			ps, err := peers[i].session(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			return ps.request(ctx, op, "", nil)
+		})
+	out := make([]peerAnswer, len(peers))
+	for i, p := range peers {
+		out[i] = peerAnswer{p: p, b: bs[i], err: errs[i]}
+	}
+	return out
+}
+
+// askAll runs ask(i) for each of n members at once and waits at most
+// bound: a member that has not answered by then is answered with an error
+// saying so (ended when ctx ended first), as is one whose ask failed once
+// the bound had passed. The askers still waiting then give up (their
+// context ends); none is waited for.
+func askAll[T any](ctx context.Context, clk clock.Clock, n int, bound time.Duration, ended string, ask func(ctx context.Context, i int) (T, error)) ([]T, []error) {
+	vals, errs := make([]T, n), make([]error, n)
+	type answer struct {
+		i   int
+		v   T
+		err error
+	}
+	answers := make(chan answer, n) // no asker waits to send
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t := clk.AfterFunc(bound, cancel)
+	defer t.Stop()
+	for i := range n {
+		go func() {
+			v, err := ask(bctx, i)
+			answers <- answer{i, v, err}
+		}()
+	}
+	answered := make([]bool, n)
+	for left := n; left > 0; left-- {
+		select {
+		case a := <-answers:
+			answered[a.i] = true
+			vals[a.i], errs[a.i] = a.v, a.err
+			if a.err != nil && bctx.Err() != nil && ctx.Err() == nil {
+				errs[a.i] = fmt.Errorf("it did not answer within %s", bound)
+			}
+		case <-bctx.Done():
+			why := fmt.Errorf("it did not answer within %s", bound)
+			if ctx.Err() != nil {
+				why = errors.New(ended)
+			}
+			for i := range errs {
+				if !answered[i] {
+					errs[i] = why
+				}
+			}
+			return vals, errs
 		}
-		a.err = err
-		return a
-	}, func(i int, why error) peerAnswer { return peerAnswer{p: peers[i], err: why} })
+	}
+	return vals, errs
 }

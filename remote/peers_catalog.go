@@ -184,24 +184,24 @@ func (p peersOf) Servers(ctx context.Context, list bool) (uint64, []mcprt.PeerSe
 }
 
 // fetchCatalogs asks the members at once, waiting at most the bound:
-// one that has not answered by then is left out (askAll).
+// one that has not answered by then is left out.
 func (s *Server) fetchCatalogs(ctx context.Context, live []memberInfo, list bool, got map[string]fetched) {
 	bound := PeerCatalogBound
 	if list {
 		bound = PeerListBound
 	}
-	for _, f := range askAll(ctx, s.clock, len(live), bound,
-		func(ctx context.Context, i int) fetched { return s.fetchCatalog(ctx, live[i], list) },
-		func(i int, why error) fetched { return fetched{m: live[i], err: why} }) {
-		got[f.m.ID] = f
+	rs, errs := askAll(ctx, s.clock, len(live), bound, "the call ended first",
+		func(ctx context.Context, i int) (peerCatalogReply, error) { return s.fetchCatalog(ctx, live[i], list) })
+	for i, m := range live {
+		got[m.ID] = fetched{m: m, r: rs[i], err: errs[i]}
 	}
 }
 
 // fetchCatalog asks one member for its catalog, with the version held.
-func (s *Server) fetchCatalog(ctx context.Context, m memberInfo, list bool) fetched {
+func (s *Server) fetchCatalog(ctx context.Context, m memberInfo, list bool) (peerCatalogReply, error) {
 	ps, err := s.link(m).session(ctx, s)
 	if err != nil {
-		return fetched{m: m, err: err}
+		return peerCatalogReply{}, err
 	}
 	s.peerCat.mu.Lock()
 	since := s.peerCat.by[m.ID].Version
@@ -209,19 +209,19 @@ func (s *Server) fetchCatalog(ctx context.Context, m memberInfo, list bool) fetc
 	args, _ := json.Marshal(peerCatalogArgs{Since: since, List: list})
 	b, err := ps.request(ctx, opPeerCatalog, "", args)
 	if err != nil {
-		return fetched{m: m, err: err}
+		return peerCatalogReply{}, err
 	}
 	if len(b) > maxPeerCatalog {
-		return fetched{m: m, err: fmt.Errorf("its catalog is over %d MiB", maxPeerCatalog>>20)}
+		return peerCatalogReply{}, fmt.Errorf("its catalog is over %d MiB", maxPeerCatalog>>20)
 	}
 	var r peerCatalogReply
 	if err := json.Unmarshal(b, &r); err != nil {
-		return fetched{m: m, err: fmt.Errorf("its catalog is malformed: %w", err)}
+		return peerCatalogReply{}, fmt.Errorf("its catalog is malformed: %w", err)
 	}
 	if r.Same && r.Version != since {
-		return fetched{m: m, err: fmt.Errorf("its catalog is malformed: version %d is not the one held", r.Version)}
+		return peerCatalogReply{}, fmt.Errorf("its catalog is malformed: version %d is not the one held", r.Version)
 	}
-	return fetched{m: m, r: r}
+	return r, nil
 }
 
 var _ mcprt.PeerRoute = peersOf{}

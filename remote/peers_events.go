@@ -35,16 +35,13 @@ func (p *peerSubs) note(sub string, l *peerLink) {
 	p.by[sub] = l
 }
 
-func (p *peerSubs) peer(sub string) *peerLink {
+// take returns the peer running sub (nil: none) and forgets it.
+func (p *peerSubs) take(sub string) *peerLink {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.by[sub]
-}
-
-func (p *peerSubs) forget(sub string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	l := p.by[sub]
 	delete(p.by, sub)
+	return l
 }
 
 // peerHost is the Host of this member's session on a peer: the peer's
@@ -80,11 +77,10 @@ func (s *Server) forwardEvents(ctx context.Context, m *requestMsg) (json.RawMess
 	action, sub := eventsAction(m)
 	switch action {
 	case "unsubscribe":
-		p := s.peerSubs.peer(sub)
+		p := s.peerSubs.take(sub)
 		if p == nil {
 			return nil, false, nil
 		}
-		s.peerSubs.forget(sub)
 		ps, err := p.session(ctx, s)
 		if err != nil {
 			return nil, true, err
@@ -136,9 +132,8 @@ func (s *Server) mergedList(ctx context.Context, m *requestMsg) (json.RawMessage
 // endSubscription ends a subscription no session of this member owns
 // any more, here or on the peer running it.
 func (s *Server) endSubscription(sub string) {
-	args, _ := json.Marshal(map[string]string{"action": "unsubscribe", "subscription_id": sub})
-	if p := s.peerSubs.peer(sub); p != nil {
-		s.peerSubs.forget(sub)
+	args := unsubscribeEvents(sub)
+	if p := s.peerSubs.take(sub); p != nil {
 		if ps, err := p.session(ctxBackground, s); err == nil {
 			_, _ = ps.request(ctxBackground, opTool, eventsTool, args)
 		}

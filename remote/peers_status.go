@@ -20,7 +20,7 @@ import (
 // it runs nowhere, as failed with every member's reason.
 
 // merged answers Servers and ServerStatuses.
-func (s *Server) merged(ctx context.Context, m *requestMsg) (json.RawMessage, bool, error) {
+func (s *Server) merged(ctx context.Context, m *requestMsg) (json.RawMessage, error) {
 	if m.Op == opServers {
 		names := s.rt.Servers()
 		for _, a := range s.askPeers(ctx, m.Op) {
@@ -33,8 +33,7 @@ func (s *Server) merged(ctx context.Context, m *requestMsg) (json.RawMessage, bo
 				}
 			}
 		}
-		b, err := json.Marshal(names)
-		return b, true, err
+		return json.Marshal(names)
 	}
 	all := s.rt.ServerStatuses()
 	by := map[string][]messages.ServerStatus{} // the other members' statuses, by server
@@ -74,23 +73,13 @@ func (s *Server) merged(ctx context.Context, m *requestMsg) (json.RawMessage, bo
 		}
 		all = append(all, o)
 	}
-	b, err := json.Marshal(all)
-	return b, true, err
+	return json.Marshal(all)
 }
 
 // row is one member's status of one server.
 type row struct {
 	st   mcprt.ServerStatus
 	down bool // the member cannot be reached, or left: st says so
-}
-
-// mergedStatus is this member's status with every live member's: a
-// reachable member's servers as it reports them, the servers of one that
-// cannot be reached or that left as failed, naming it; each server once
-// (see above). The totals are counted again over the servers listed.
-func (s *Server) mergedStatus(ctx context.Context) (json.RawMessage, bool, error) {
-	b, err := json.Marshal(s.mergedStatusOf(ctx))
-	return b, true, err
 }
 
 var _ mcprt.PeerStatus = peersOf{}
@@ -106,7 +95,10 @@ func (p peersOf) Status(ctx context.Context) (mcprt.StatusSnapshot, bool) {
 	return s.mergedStatusOf(ctx), true
 }
 
-// mergedStatusOf builds mergedStatus's answer.
+// mergedStatusOf is this member's status with every live member's: a
+// reachable member's servers as it reports them, the servers of one that
+// cannot be reached or that left as failed, naming it; each server once
+// (see above). The totals are counted again over the servers listed.
 func (s *Server) mergedStatusOf(ctx context.Context) mcprt.StatusSnapshot {
 	st := s.rt.Status()
 	by := map[string][]row{} // the other members' rows, by server

@@ -55,6 +55,16 @@ func (r *protoRig) cancelled(t *testing.T, f protoFrame) bool {
 	return strings.Contains(string(b), ts.StreamCancelLine(raw)+"\n")
 }
 
+// mustRegister registers the example protocol on s.
+func mustRegister(t *testing.T, s *Session) *Protocol {
+	t.Helper()
+	p, err := s.RegisterProtocol(exampleDef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // protoFrames records what a handler received.
 type protoFrames struct {
 	mu   sync.Mutex
@@ -148,10 +158,7 @@ func TestProtocolThroughSession(t *testing.T) {
 	r := newProtoRig(t)
 	ctx := testkit.Ctx(t)
 	s := r.attach(t, AttachOptions{})
-	p, err := s.RegisterProtocol(exampleDef)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustRegister(t, s)
 	if p.Namespace() != "example" {
 		t.Fatalf("namespace %q", p.Namespace())
 	}
@@ -441,10 +448,7 @@ func TestProtocolConnectionEndThroughSession(t *testing.T) {
 	r := newProtoRig(t)
 	ctx := testkit.Ctx(t)
 	s := r.attach(t, AttachOptions{})
-	p, err := s.RegisterProtocol(exampleDef)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustRegister(t, s)
 	ps, _ := p.Connect(ctx, "ts")
 	var f protoFrames
 	st, _ := ps.OpenStream(ts.MethodExampleStream, params(ts.StreamParams{Count: 1, End: ts.EndNever}), f.handle)
@@ -477,10 +481,7 @@ func TestProtocolThroughPeer(t *testing.T) {
 	ctx := testkit.Ctx(t)
 	testkit.Poll(ctx, t, "a to see b running ts", func() bool { return len(a.srv.member.running("ts")) == 1 })
 	s := a.attach(t, AttachOptions{})
-	p, err := s.RegisterProtocol(exampleDef)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustRegister(t, s)
 	ps, err := p.Connect(ctx, "ts")
 	if err != nil {
 		t.Fatalf("a protocol session on a peer's server: %v", err)
@@ -572,10 +573,7 @@ func TestProtocolSlowHandlerEndsItsStream(t *testing.T) {
 	r := newProtoRig(t)
 	ctx := testkit.Ctx(t)
 	s := r.attach(t, AttachOptions{})
-	p, err := s.RegisterProtocol(exampleDef)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustRegister(t, s)
 	ps, _ := p.Connect(ctx, "ts")
 	var sib protoFrames
 	sibling, _ := ps.OpenStream(ts.MethodExampleStream, params(ts.StreamParams{Count: 1, End: ts.EndNever}), sib.handle)

@@ -45,6 +45,13 @@ type rig struct {
 
 func newRig(t testing.TB, servers map[string]config.Server, opts ServeOptions) *rig {
 	t.Helper()
+	return startRig(t, servers, opts, false)
+}
+
+// startRig starts a member; asking has its runtime ask the sessions
+// (Server.ClientHooks).
+func startRig(t testing.TB, servers map[string]config.Server, opts ServeOptions, asking bool) *rig {
+	t.Helper()
 	if opts.TokenFile == "" {
 		opts.TokenFile = filepath.Join(t.TempDir(), "member.token")
 	}
@@ -52,7 +59,11 @@ func newRig(t testing.TB, servers map[string]config.Server, opts ServeOptions) *
 		opts.ClusterTokenFile = filepath.Join(t.TempDir(), "cluster.token")
 	}
 	srv := NewServer(opts)
-	rt, err := mcprt.Start(testkit.Ctx(t), mcprt.Options{Config: &config.File{MCPServers: servers}, Host: srv.Host()})
+	o := mcprt.Options{Config: &config.File{MCPServers: servers}, Host: srv.Host()}
+	if asking {
+		o.Client = srv.ClientHooks()
+	}
+	rt, err := mcprt.Start(testkit.Ctx(t), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,18 +86,15 @@ func (s *Session) letGo(r *replyMsg) {
 	if sub == "" {
 		return
 	}
-	args, _ := json.Marshal(map[string]string{"action": "unsubscribe", "subscription_id": sub})
-	s.mu.Lock()
-	if s.gone != nil { // the session ended: the member released its shares
-		s.mu.Unlock()
-		return
-	}
-	s.asking.Add(1) // Close waits for it
-	s.mu.Unlock()
-	go func() {
-		defer s.asking.Done()
-		_, _ = s.request(s.ctx, opTool, eventsTool, args)
-	}()
+	// Once the session ended, the member released its shares.
+	args := unsubscribeEvents(sub)
+	s.requestLater(opTool, eventsTool, args)
+}
+
+// unsubscribeEvents are the events tool's arguments that unsubscribe sub.
+func unsubscribeEvents(sub string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"action": "unsubscribe", "subscription_id": sub})
+	return b
 }
 
 func stoppedResult() mcprt.Result {

@@ -110,19 +110,26 @@ func (t *Subscription) Stop() {
 	_, _ = s.request(s.ctx, opUnsubscribe, "", args)
 }
 
-// unsubscribeLater ends the member's subscription key without waiting.
+// unsubscribeLater ends the member's subscription key without waiting
+// (once the session ended, the member ended its subscriptions).
 func (s *Session) unsubscribeLater(key uint64) {
+	args, _ := json.Marshal(unsubscribeArgs{Key: key})
+	s.requestLater(opUnsubscribe, "", args)
+}
+
+// requestLater sends one operation without waiting for its answer, unless
+// the session ended; Close waits for it.
+func (s *Session) requestLater(op, name string, args []byte) {
 	s.mu.Lock()
-	if s.gone != nil { // the session ended: the member ended its subscriptions
+	if s.gone != nil {
 		s.mu.Unlock()
 		return
 	}
 	s.asking.Add(1) // Close waits for it
 	s.mu.Unlock()
-	args, _ := json.Marshal(unsubscribeArgs{Key: key})
 	go func() {
 		defer s.asking.Done()
-		_, _ = s.request(s.ctx, opUnsubscribe, "", args)
+		_, _ = s.request(s.ctx, op, name, args)
 	}()
 }
 

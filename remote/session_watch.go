@@ -43,21 +43,8 @@ func (s *Session) WatchStatus() (<-chan mcprt.StatusSnapshot, func()) {
 		close(ch)
 		return ch, func() {}
 	}
-	if w.status == nil {
-		w.status = map[int]chan mcprt.StatusSnapshot{}
-	}
-	id := w.next
-	w.next++
-	w.status[id] = ch
 	ch <- snap
-	return ch, once(func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if c, ok := w.status[id]; ok {
-			delete(w.status, id)
-			close(c)
-		}
-	})
+	return ch, addWatchLocked(w, &w.status, ch)
 }
 
 // WatchTools returns a channel that receives a signal whenever the
@@ -72,17 +59,23 @@ func (s *Session) WatchTools() (<-chan struct{}, func()) {
 		close(ch)
 		return ch, func() {}
 	}
-	if w.tools == nil {
-		w.tools = map[int]chan struct{}{}
+	return ch, addWatchLocked(w, &w.tools, ch)
+}
+
+// addWatchLocked adds ch to the watch channels by, under a new id; the
+// stop it returns removes and closes it. w.mu is held.
+func addWatchLocked[T any](w *watchers, by *map[int]chan T, ch chan T) func() {
+	if *by == nil {
+		*by = map[int]chan T{}
 	}
 	id := w.next
 	w.next++
-	w.tools[id] = ch
-	return ch, once(func() {
+	(*by)[id] = ch
+	return once(func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		if c, ok := w.tools[id]; ok {
-			delete(w.tools, id)
+		if c, ok := (*by)[id]; ok {
+			delete(*by, id)
 			close(c)
 		}
 	})
