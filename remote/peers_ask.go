@@ -18,13 +18,13 @@ type peerAnswer struct {
 	err error
 }
 
-// askPeers asks every live member op (no arguments) at once, through
+// askPeers asks every live member op (name, args) at once, through
 // this member's session on each, waiting at most PeerCatalogBound: a
 // member that cannot be reached, or has not answered by then, is
 // answered with an error saying so. In the membership's order. So a
 // status through a member never waits on another member that takes
 // connections and says nothing (its session's own timeout is longer).
-func (s *Server) askPeers(ctx context.Context, op string) []peerAnswer {
+func (s *Server) askPeers(ctx context.Context, op, name string, args json.RawMessage) []peerAnswer {
 	peers := s.livePeers()
 	bs, errs := askAll(ctx, s.clock, len(peers), PeerCatalogBound, "the request ended first",
 		func(ctx context.Context, i int) (json.RawMessage, error) {
@@ -32,7 +32,7 @@ func (s *Server) askPeers(ctx context.Context, op string) []peerAnswer {
 			if err != nil {
 				return nil, err
 			}
-			return ps.request(ctx, op, "", nil)
+			return ps.request(ctx, op, name, args)
 		})
 	out := make([]peerAnswer, len(peers))
 	for i, p := range peers {

@@ -110,16 +110,12 @@ func (s *Server) mergedList(ctx context.Context, m *requestMsg) (json.RawMessage
 		}
 	}
 	add(t.Execute(ctx, m.Args))
-	for _, p := range s.livePeers() {
-		ps, err := p.session(ctx, s)
-		if err != nil {
-			continue
-		}
-		if b, err := ps.request(ctx, m.Op, m.Name, m.Args); err == nil {
-			var res mcprt.Result
-			if json.Unmarshal(b, &res) == nil {
-				add(res)
-			}
+	// The other members at once, within the bound: one that does not
+	// answer is left out, as one that cannot be reached.
+	for _, a := range s.askPeers(ctx, m.Op, m.Name, m.Args) {
+		var res mcprt.Result
+		if a.err == nil && json.Unmarshal(a.b, &res) == nil {
+			add(res)
 		}
 	}
 	text, _ := json.Marshal(map[string]any{"subscriptions": all})

@@ -23,7 +23,7 @@ import (
 func (s *Server) merged(ctx context.Context, m *requestMsg) (json.RawMessage, error) {
 	if m.Op == opServers {
 		names := s.rt.Servers()
-		for _, a := range s.askPeers(ctx, m.Op) {
+		for _, a := range s.askPeers(ctx, m.Op, "", nil) {
 			var theirs []string
 			if a.err == nil && json.Unmarshal(a.b, &theirs) == nil {
 				for _, n := range theirs {
@@ -38,7 +38,7 @@ func (s *Server) merged(ctx context.Context, m *requestMsg) (json.RawMessage, er
 	all := s.rt.ServerStatuses()
 	by := map[string][]messages.ServerStatus{} // the other members' statuses, by server
 	var others []string                        // the servers this member does not configure
-	for _, a := range s.askPeers(ctx, m.Op) {
+	for _, a := range s.askPeers(ctx, m.Op, "", nil) {
 		var theirs []messages.ServerStatus
 		if a.err == nil && json.Unmarshal(a.b, &theirs) == nil {
 			for _, st := range theirs {
@@ -109,7 +109,7 @@ func (s *Server) mergedStatusOf(ctx context.Context) mcprt.StatusSnapshot {
 			others = append(others, r.st.Name)
 		}
 	}
-	for _, a := range s.askPeers(ctx, opStatus) {
+	for _, a := range s.askPeers(ctx, opStatus, "", nil) {
 		p := a.p
 		var theirs mcprt.StatusSnapshot
 		if err := a.err; err != nil || json.Unmarshal(a.b, &theirs) != nil {
